@@ -1,0 +1,2 @@
+//! The conformance model: golden cases, book examples, tolerances, comparison and reports (to be
+//! written).

@@ -1,0 +1,414 @@
+//! The reference interpreter. It evaluates a verified module's ENTRY computation on argument
+//! literals, instruction by instruction in definition order (operands always come first), and
+//! calls sub-computations where ops name them. One exhaustive match over the opcode dispatches to
+//! one module per op family; those modules read attributes the verifier has already checked.
+//!
+//! Values are dropped after their last use, so a long computation holds only what is still
+//! needed. Ops parallelise internally with rayon. A panic inside an op (a bug) is caught and
+//! reported as an internal error instead of aborting the caller.
+
+pub mod collective;
+pub mod control;
+pub mod elementwise;
+pub mod indexing;
+pub mod linalg;
+pub mod movement;
+pub mod numerics;
+pub mod reduction;
+
+use crate::error::{Error, Result};
+use crate::hlo::ast::*;
+use crate::hlo::opcode::Opcode;
+use crate::literal::Literal;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub use control::CustomCallRegistry;
+
+/// How a module is run.
+#[derive(Clone)]
+pub struct RunOptions {
+    /// The most iterations any one `while` may run before the run fails (a guard against endless
+    /// loops, not a semantic limit).
+    pub max_while_iterations: u64,
+    /// Values `infeed` reads, in order (for every replica alike).
+    pub infeed: Vec<Literal>,
+    /// Targets `custom-call` may name.
+    pub custom_calls: Arc<CustomCallRegistry>,
+    /// How long a replica waits at a collective or a channel for its peers before the run fails
+    /// as deadlocked.
+    pub rendezvous_timeout: Duration,
+    /// Seed of the `rng` generator.
+    pub seed: u64,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            max_while_iterations: 10_000_000,
+            infeed: vec![],
+            custom_calls: Arc::new(CustomCallRegistry::with_builtins()),
+            rendezvous_timeout: Duration::from_secs(10),
+            seed: 42,
+        }
+    }
+}
+
+/// The result of one replica's run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOutput {
+    pub result: Literal,
+    /// Values written by `outfeed`, in order.
+    pub outfeed: Vec<Literal>,
+}
+
+/// State shared by all replicas of one run: the collective rendezvous and the channels.
+pub struct Shared {
+    pub num_replicas: usize,
+    pub collectives: collective::Hub,
+    pub channels: control::Channels,
+}
+
+/// What one replica's evaluation sees.
+pub struct ReplicaCtx<'a> {
+    pub replica_id: usize,
+    pub shared: &'a Shared,
+    pub options: &'a RunOptions,
+    pub infeed: Mutex<VecDeque<Literal>>,
+    pub outfeed: Mutex<Vec<Literal>>,
+    pub rng_state: Mutex<u64>,
+}
+
+/// Evaluates sub-computations of one module for one replica.
+pub struct Evaluator<'a> {
+    pub module: &'a Module,
+    pub ctx: &'a ReplicaCtx<'a>,
+}
+
+/// Runs a verified module once (one replica).
+pub fn run(module: &Module, args: Vec<Literal>, options: &RunOptions) -> Result<RunOutput> {
+    let mut outs = run_replicated(module, vec![args], options)?;
+    outs.pop()
+        .ok_or_else(|| Error::internal("no replica output"))
+}
+
+/// Runs a verified module as `args.len()` replicas, one thread each.
+pub fn run_replicated(
+    module: &Module,
+    args: Vec<Vec<Literal>>,
+    options: &RunOptions,
+) -> Result<Vec<RunOutput>> {
+    let n = args.len();
+    if n == 0 {
+        return Err(Error::invalid(
+            "run.replicas",
+            "at least one replica is needed",
+        ));
+    }
+    if let Some(rc) = module.replica_count
+        && rc as usize != n
+        && n != 1
+    {
+        return Err(Error::invalid(
+            "run.replicas",
+            format!("the module declares replica_count={rc} but the run has {n} replicas"),
+        ));
+    }
+    let entry = module.entry();
+    let params = entry.parameters();
+    for (r, a) in args.iter().enumerate() {
+        if a.len() != params.len() {
+            return Err(Error::invalid(
+                "run.argument_count",
+                format!(
+                    "the entry computation takes {} argument(s), {} given{}",
+                    params.len(),
+                    a.len(),
+                    replica_note(n, r)
+                ),
+            ));
+        }
+        for (i, (lit, p)) in a.iter().zip(&params).enumerate() {
+            if !lit.fits(&p.shape) {
+                return Err(Error::invalid(
+                    "run.argument_shape",
+                    format!(
+                        "argument {i} has shape {} but parameter `{}` is {}{}",
+                        lit.shape(),
+                        p.name,
+                        p.shape,
+                        replica_note(n, r)
+                    ),
+                ));
+            }
+        }
+    }
+    let shared = Shared {
+        num_replicas: n,
+        collectives: collective::Hub::new(n),
+        channels: control::Channels::default(),
+    };
+    let run_one = |replica_id: usize, a: Vec<Literal>| -> Result<RunOutput> {
+        let ctx = ReplicaCtx {
+            replica_id,
+            shared: &shared,
+            options,
+            infeed: Mutex::new(options.infeed.iter().cloned().collect()),
+            outfeed: Mutex::new(vec![]),
+            rng_state: Mutex::new(options.seed),
+        };
+        let ev = Evaluator { module, ctx: &ctx };
+        let result = catch_panics(|| ev.call(module.entry, a))?;
+        let outfeed = std::mem::take(
+            &mut *ctx
+                .outfeed
+                .lock()
+                .map_err(|_| Error::internal("outfeed lock poisoned"))?,
+        );
+        Ok(RunOutput { result, outfeed })
+    };
+    if n == 1 {
+        let a = args.into_iter().next().unwrap_or_default();
+        return Ok(vec![run_one(0, a)?]);
+    }
+    let results: Vec<Result<RunOutput>> = std::thread::scope(|s| {
+        let handles: Vec<_> = args
+            .into_iter()
+            .enumerate()
+            .map(|(r, a)| {
+                let run_one = &run_one;
+                let shared = &shared;
+                s.spawn(move || {
+                    let out = run_one(r, a);
+                    if out.is_err() {
+                        // Wake peers waiting for this replica so they fail fast instead of timing out.
+                        shared.collectives.abort();
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::internal("a replica thread panicked")))
+            })
+            .collect()
+    });
+    // Report the first replica's own error rather than a peer's "aborted" echo of it.
+    let mut outs = Vec::with_capacity(n);
+    let mut first_err: Option<Error> = None;
+    for (r, res) in results.into_iter().enumerate() {
+        match res {
+            Ok(o) => outs.push(o),
+            Err(mut e) => {
+                e.message = format!("replica {r}: {}", e.message);
+                let echo = e.rule.as_deref() == Some("collective.aborted");
+                if first_err.is_none()
+                    || (!echo
+                        && first_err.as_ref().and_then(|f| f.rule.as_deref())
+                            == Some("collective.aborted"))
+                {
+                    first_err = Some(e);
+                }
+            }
+        }
+    }
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(outs),
+    }
+}
+
+fn replica_note(n: usize, r: usize) -> String {
+    if n > 1 {
+        format!(" (replica {r})")
+    } else {
+        String::new()
+    }
+}
+
+/// Turns a panic (a bug in xla-spec) into an internal error.
+pub fn catch_panics<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(Error::internal(format!("the evaluator panicked: {msg}")))
+        }
+    }
+}
+
+/// The error for an opcode whose evaluation has not been written yet.
+pub fn not_implemented(op: Opcode) -> Error {
+    Error::runtime(format!("not implemented yet: {op}")).with_rule("eval.not_implemented")
+}
+
+impl<'a> Evaluator<'a> {
+    /// Evaluates computation `id` on `args` (one per parameter, in parameter-number order).
+    pub fn call(&self, id: CompId, args: Vec<Literal>) -> Result<Literal> {
+        let comp = self
+            .module
+            .computations
+            .get(id)
+            .ok_or_else(|| Error::internal(format!("computation {id} does not exist")))?;
+        let n = comp.instructions.len();
+        // Last use of each value, so it can be dropped as soon as nothing needs it.
+        let mut last_use = vec![0usize; n];
+        for (i, inst) in comp.instructions.iter().enumerate() {
+            for &o in &inst.operands {
+                last_use[o] = i;
+            }
+        }
+        last_use[comp.root] = usize::MAX;
+        let mut args: Vec<Option<Literal>> = args.into_iter().map(Some).collect();
+        let mut values: Vec<Option<Literal>> = vec![None; n];
+        for (i, inst) in comp.instructions.iter().enumerate() {
+            let value = match inst.opcode {
+                Opcode::Parameter => {
+                    let k = inst.parameter_number.unwrap_or(-1);
+                    args.get_mut(k as usize)
+                        .and_then(|a| a.take())
+                        .ok_or_else(|| {
+                            Error::internal(format!(
+                                "computation `{}` has no argument {k}",
+                                comp.name
+                            ))
+                        })
+                }
+                Opcode::Constant => inst
+                    .literal
+                    .clone()
+                    .ok_or_else(|| Error::internal("constant without a literal")),
+                _ => {
+                    let ops: Vec<&Literal> = inst
+                        .operands
+                        .iter()
+                        .map(|&o| {
+                            values[o].as_ref().ok_or_else(|| {
+                                Error::internal(format!(
+                                    "operand {o} of `{}` was dropped",
+                                    inst.name
+                                ))
+                            })
+                        })
+                        .collect::<Result<_>>()?;
+                    self.eval(inst, &ops)
+                }
+            }
+            .map_err(|e| e.at(&inst.name, inst.loc))?;
+            values[i] = Some(value);
+            for &o in &inst.operands {
+                if last_use[o] == i {
+                    values[o] = None;
+                }
+            }
+        }
+        values[comp.root]
+            .take()
+            .ok_or_else(|| Error::internal("root value missing"))
+    }
+
+    /// The one dispatch over every opcode.
+    fn eval(&self, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+        use Opcode::*;
+        match inst.opcode {
+            Parameter | Constant | Iota | Tuple | GetTupleElement | Broadcast | Reshape
+            | DynamicReshape | Transpose | Reverse | Slice | DynamicSlice | DynamicUpdateSlice
+            | Concatenate | Pad | Copy | Bitcast | GetDimensionSize | SetDimensionSize => {
+                movement::eval(self, inst, ops)
+            }
+            Abs | Cbrt | Ceil | Clz | Cos | Erf | Exp | Expm1 | Floor | Imag | IsFinite | Log
+            | Log1p | Logistic | Negate | Not | PopulationCount | Real | RoundNearestAfz
+            | RoundNearestEven | Rsqrt | Sign | Sin | Sqrt | Tan | Tanh | Add | Subtract
+            | Multiply | Divide | Power | Remainder | Maximum | Minimum | And | Or | Xor
+            | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical | Atan2 | Complex | Compare
+            | Select | Clamp | Convert | BitcastConvert | ReducePrecision => {
+                elementwise::eval(self, inst, ops)
+            }
+            Reduce | ReduceWindow | SelectAndScatter | Map | Sort | TopK => {
+                reduction::eval(self, inst, ops)
+            }
+            Gather | Scatter => indexing::eval(self, inst, ops),
+            Dot | Convolution => linalg::eval(self, inst, ops),
+            Call | While | Conditional | AfterAll | AddDependency | OptimizationBarrier
+            | CustomCall | Infeed | Outfeed | Send | SendDone | Recv | RecvDone => {
+                control::eval(self, inst, ops)
+            }
+            BatchNormTraining | BatchNormInference | BatchNormGrad | Cholesky | TriangularSolve
+            | Fft | Rng | RngBitGenerator | RngGetAndUpdateState => numerics::eval(self, inst, ops),
+            ReplicaId | PartitionId | AllReduce | AllGather | AllToAll | ReduceScatter
+            | CollectivePermute | CollectiveBroadcast => collective::eval(self, inst, ops),
+        }
+    }
+
+    /// The result shape of an instruction whose actual dimensions are `dims` (which differ from
+    /// the declared ones when a dimension is dynamic): type and layout come from the instruction.
+    pub fn result_shape_with_dims(
+        inst: &Instruction,
+        dims: &[i64],
+    ) -> Result<crate::shape::ArrayShape> {
+        let s = Self::result_array_shape(inst)?;
+        Ok(crate::shape::ArrayShape {
+            ty: s.ty,
+            dims: dims.to_vec(),
+            dynamic: vec![false; dims.len()],
+            layout: s.layout.clone(),
+        })
+    }
+
+    /// The array of the result shape declared (or inferred) for an instruction.
+    pub fn result_array_shape(inst: &Instruction) -> Result<&crate::shape::ArrayShape> {
+        inst.shape
+            .as_array()
+            .ok_or_else(|| Error::internal(format!("`{}` should have an array shape", inst.name)))
+    }
+}
+
+/// Operand `i` as an array (the verifier guarantees it; this only guards against bugs).
+pub fn array<'l>(ops: &[&'l Literal], i: usize) -> Result<&'l crate::literal::Array> {
+    ops.get(i)
+        .and_then(|l| l.as_array())
+        .ok_or_else(|| Error::internal(format!("operand {i} should be an array")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hlo::{parse_and_verify, parse_literal, parse_module, print_module};
+
+    #[test]
+    fn runs_a_small_module_end_to_end() {
+        let m = parse_and_verify(
+            "HloModule m\nENTRY e {\n  p = f32[2,3] parameter(0)\n  c = f32[3] constant({10, 20, 30})\n  b = f32[2,3] broadcast(c), dimensions={1}\n  s = add(p, b)\n  t = f32[3,2] transpose(s), dimensions={1,0}\n  r = f32[6] reshape(t)\n  i = s32[6] iota(), iota_dimension=0\n  ROOT tu = (f32[6], s32[6]) tuple(r, i)\n}\n",
+        )
+        .unwrap();
+        let arg = parse_literal("f32[2,3] {{1, 2, 3}, {4, 5, 6}}").unwrap();
+        let out = run(&m, vec![arg], &RunOptions::default()).unwrap();
+        assert_eq!(
+            out.result.to_string(),
+            "(f32[6] {11, 14, 22, 25, 33, 36}, s32[6] {0, 1, 2, 3, 4, 5})"
+        );
+        // The printer's output parses back to the same module.
+        let again = parse_module(&print_module(&m)).unwrap();
+        let mut again = again;
+        crate::verify::verify_module(&mut again, &crate::verify::Options::default()).unwrap();
+        assert_eq!(print_module(&again), print_module(&m));
+    }
+
+    #[test]
+    fn unimplemented_ops_are_runtime_errors_not_panics() {
+        let m = parse_module(
+            "HloModule m\nENTRY e {\n p = f32[2] parameter(0)\n ROOT r = f32[2] add(p, p)\n}",
+        )
+        .unwrap();
+        let e = run(&m, vec![], &RunOptions::default()).unwrap_err();
+        assert_eq!(e.rule.as_deref(), Some("run.argument_count"));
+    }
+}

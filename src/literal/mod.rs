@@ -1,0 +1,756 @@
+//! Literals: concrete values of a shape. An array literal holds its elements in logical row-major
+//! order (dimension 0 slowest) whatever its layout; the layout matters only when the literal is
+//! written to or read from a linear buffer (`to_buffer` / `from_buffer`).
+//!
+//! A literal of a dynamic shape holds exactly its actual elements: its dimensions are the actual
+//! sizes, which is how a dimension's dynamic size travels with the value.
+
+mod json;
+pub mod text;
+
+pub use json::{literal_from_json, literal_to_json};
+pub use text::{format_float_f32, format_float_f64};
+
+use crate::error::{Error, Result};
+use crate::shape::{ArrayShape, Layout, PaddingValue, Shape};
+use crate::types::ElementType;
+use half::{bf16, f16};
+
+pub type C64 = num_complex::Complex<f32>;
+pub type C128 = num_complex::Complex<f64>;
+
+/// The element storage of an array literal, one variant per element type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArrayData {
+    Pred(Vec<bool>),
+    S8(Vec<i8>),
+    S16(Vec<i16>),
+    S32(Vec<i32>),
+    S64(Vec<i64>),
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+    F16(Vec<f16>),
+    BF16(Vec<bf16>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    C64(Vec<C64>),
+    C128(Vec<C128>),
+}
+
+/// Runs `$body` with `$v` bound to the typed vector inside an `ArrayData`, for every variant.
+/// The body is expanded once per element type, so it runs as a typed loop with no per-element
+/// dispatch.
+#[macro_export]
+macro_rules! with_data {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            $crate::literal::ArrayData::Pred($v) => $body,
+            $crate::literal::ArrayData::S8($v) => $body,
+            $crate::literal::ArrayData::S16($v) => $body,
+            $crate::literal::ArrayData::S32($v) => $body,
+            $crate::literal::ArrayData::S64($v) => $body,
+            $crate::literal::ArrayData::U8($v) => $body,
+            $crate::literal::ArrayData::U16($v) => $body,
+            $crate::literal::ArrayData::U32($v) => $body,
+            $crate::literal::ArrayData::U64($v) => $body,
+            $crate::literal::ArrayData::F16($v) => $body,
+            $crate::literal::ArrayData::BF16($v) => $body,
+            $crate::literal::ArrayData::F32($v) => $body,
+            $crate::literal::ArrayData::F64($v) => $body,
+            $crate::literal::ArrayData::C64($v) => $body,
+            $crate::literal::ArrayData::C128($v) => $body,
+        }
+    };
+}
+
+/// Like `with_data!`, but the body produces a `Vec` of the same element type, which is wrapped back
+/// into the same variant: for ops that move elements without changing their type.
+#[macro_export]
+macro_rules! map_data {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            $crate::literal::ArrayData::Pred($v) => $crate::literal::ArrayData::Pred($body),
+            $crate::literal::ArrayData::S8($v) => $crate::literal::ArrayData::S8($body),
+            $crate::literal::ArrayData::S16($v) => $crate::literal::ArrayData::S16($body),
+            $crate::literal::ArrayData::S32($v) => $crate::literal::ArrayData::S32($body),
+            $crate::literal::ArrayData::S64($v) => $crate::literal::ArrayData::S64($body),
+            $crate::literal::ArrayData::U8($v) => $crate::literal::ArrayData::U8($body),
+            $crate::literal::ArrayData::U16($v) => $crate::literal::ArrayData::U16($body),
+            $crate::literal::ArrayData::U32($v) => $crate::literal::ArrayData::U32($body),
+            $crate::literal::ArrayData::U64($v) => $crate::literal::ArrayData::U64($body),
+            $crate::literal::ArrayData::F16($v) => $crate::literal::ArrayData::F16($body),
+            $crate::literal::ArrayData::BF16($v) => $crate::literal::ArrayData::BF16($body),
+            $crate::literal::ArrayData::F32($v) => $crate::literal::ArrayData::F32($body),
+            $crate::literal::ArrayData::F64($v) => $crate::literal::ArrayData::F64($body),
+            $crate::literal::ArrayData::C64($v) => $crate::literal::ArrayData::C64($body),
+            $crate::literal::ArrayData::C128($v) => $crate::literal::ArrayData::C128($body),
+        }
+    };
+}
+
+/// A Rust type that stores one XLA element type.
+pub trait NativeType: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static {
+    const TY: ElementType;
+    fn zero() -> Self;
+    fn one() -> Self;
+    fn slice(data: &ArrayData) -> Option<&[Self]>;
+    fn vec_mut(data: &mut ArrayData) -> Option<&mut Vec<Self>>;
+    fn into_data(v: Vec<Self>) -> ArrayData;
+    fn to_scalar(self) -> Scalar;
+    fn from_scalar(s: Scalar) -> Option<Self>;
+}
+
+macro_rules! native {
+    ($t:ty, $variant:ident, $zero:expr, $one:expr) => {
+        impl NativeType for $t {
+            const TY: ElementType = ElementType::$variant;
+            fn zero() -> Self {
+                $zero
+            }
+            fn one() -> Self {
+                $one
+            }
+            fn slice(data: &ArrayData) -> Option<&[Self]> {
+                match data {
+                    ArrayData::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn vec_mut(data: &mut ArrayData) -> Option<&mut Vec<Self>> {
+                match data {
+                    ArrayData::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn into_data(v: Vec<Self>) -> ArrayData {
+                ArrayData::$variant(v)
+            }
+            fn to_scalar(self) -> Scalar {
+                Scalar::$variant(self)
+            }
+            fn from_scalar(s: Scalar) -> Option<Self> {
+                match s {
+                    Scalar::$variant(x) => Some(x),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+native!(bool, Pred, false, true);
+native!(i8, S8, 0, 1);
+native!(i16, S16, 0, 1);
+native!(i32, S32, 0, 1);
+native!(i64, S64, 0, 1);
+native!(u8, U8, 0, 1);
+native!(u16, U16, 0, 1);
+native!(u32, U32, 0, 1);
+native!(u64, U64, 0, 1);
+native!(f16, F16, f16::ZERO, f16::ONE);
+native!(bf16, BF16, bf16::ZERO, bf16::ONE);
+native!(f32, F32, 0.0, 1.0);
+native!(f64, F64, 0.0, 1.0);
+native!(C64, C64, C64::new(0.0, 0.0), C64::new(1.0, 0.0));
+native!(C128, C128, C128::new(0.0, 0.0), C128::new(1.0, 0.0));
+
+/// One element of any type, for code that is not performance-critical (parsing, printing, JSON,
+/// single-element access).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    Pred(bool),
+    S8(i8),
+    S16(i16),
+    S32(i32),
+    S64(i64),
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    U64(u64),
+    F16(f16),
+    BF16(bf16),
+    F32(f32),
+    F64(f64),
+    C64(C64),
+    C128(C128),
+}
+
+impl Scalar {
+    pub fn ty(&self) -> ElementType {
+        match self {
+            Scalar::Pred(_) => ElementType::Pred,
+            Scalar::S8(_) => ElementType::S8,
+            Scalar::S16(_) => ElementType::S16,
+            Scalar::S32(_) => ElementType::S32,
+            Scalar::S64(_) => ElementType::S64,
+            Scalar::U8(_) => ElementType::U8,
+            Scalar::U16(_) => ElementType::U16,
+            Scalar::U32(_) => ElementType::U32,
+            Scalar::U64(_) => ElementType::U64,
+            Scalar::F16(_) => ElementType::F16,
+            Scalar::BF16(_) => ElementType::BF16,
+            Scalar::F32(_) => ElementType::F32,
+            Scalar::F64(_) => ElementType::F64,
+            Scalar::C64(_) => ElementType::C64,
+            Scalar::C128(_) => ElementType::C128,
+        }
+    }
+
+    /// The value of an integer or PRED scalar, widened; `None` for floats and complex.
+    pub fn as_i128(&self) -> Option<i128> {
+        Some(match *self {
+            Scalar::Pred(b) => b as i128,
+            Scalar::S8(x) => x as i128,
+            Scalar::S16(x) => x as i128,
+            Scalar::S32(x) => x as i128,
+            Scalar::S64(x) => x as i128,
+            Scalar::U8(x) => x as i128,
+            Scalar::U16(x) => x as i128,
+            Scalar::U32(x) => x as i128,
+            Scalar::U64(x) => x as i128,
+            _ => return None,
+        })
+    }
+
+    /// The value as f64 (integers converted, complex gives the real part).
+    pub fn as_f64(&self) -> f64 {
+        match *self {
+            Scalar::F16(x) => x.to_f64(),
+            Scalar::BF16(x) => x.to_f64(),
+            Scalar::F32(x) => x as f64,
+            Scalar::F64(x) => x,
+            Scalar::C64(c) => c.re as f64,
+            Scalar::C128(c) => c.re,
+            _ => self.as_i128().unwrap_or(0) as f64,
+        }
+    }
+
+    /// The value as a complex f64 pair.
+    pub fn as_c128(&self) -> C128 {
+        match *self {
+            Scalar::C64(c) => C128::new(c.re as f64, c.im as f64),
+            Scalar::C128(c) => c,
+            _ => C128::new(self.as_f64(), 0.0),
+        }
+    }
+
+    /// The zero of a type.
+    pub fn zero(ty: ElementType) -> Scalar {
+        Scalar::from_f64(ty, 0.0)
+    }
+
+    /// Converts an f64 into a type (rounding to nearest for floats; for integers it truncates and
+    /// saturates, NaN giving 0). Used for constants and test data, not for `convert` semantics.
+    pub fn from_f64(ty: ElementType, x: f64) -> Scalar {
+        match ty {
+            ElementType::Pred => Scalar::Pred(x != 0.0),
+            ElementType::S8 => Scalar::S8(x as i8),
+            ElementType::S16 => Scalar::S16(x as i16),
+            ElementType::S32 => Scalar::S32(x as i32),
+            ElementType::S64 => Scalar::S64(x as i64),
+            ElementType::U8 => Scalar::U8(x as u8),
+            ElementType::U16 => Scalar::U16(x as u16),
+            ElementType::U32 => Scalar::U32(x as u32),
+            ElementType::U64 => Scalar::U64(x as u64),
+            ElementType::F16 => Scalar::F16(f16::from_f64(x)),
+            ElementType::BF16 => Scalar::BF16(bf16::from_f64(x)),
+            ElementType::F32 => Scalar::F32(x as f32),
+            ElementType::F64 => Scalar::F64(x),
+            ElementType::C64 => Scalar::C64(C64::new(x as f32, 0.0)),
+            ElementType::C128 => Scalar::C128(C128::new(x, 0.0)),
+            ElementType::Token => Scalar::Pred(false),
+        }
+    }
+
+    /// An integer into an integer or PRED type, if it fits.
+    pub fn from_i128(ty: ElementType, x: i128) -> Option<Scalar> {
+        Some(match ty {
+            ElementType::Pred => Scalar::Pred(x != 0),
+            ElementType::S8 => Scalar::S8(i8::try_from(x).ok()?),
+            ElementType::S16 => Scalar::S16(i16::try_from(x).ok()?),
+            ElementType::S32 => Scalar::S32(i32::try_from(x).ok()?),
+            ElementType::S64 => Scalar::S64(i64::try_from(x).ok()?),
+            ElementType::U8 => Scalar::U8(u8::try_from(x).ok()?),
+            ElementType::U16 => Scalar::U16(u16::try_from(x).ok()?),
+            ElementType::U32 => Scalar::U32(u32::try_from(x).ok()?),
+            ElementType::U64 => Scalar::U64(u64::try_from(x).ok()?),
+            _ => return None,
+        })
+    }
+
+    /// A complex value into a complex type.
+    pub fn from_c128(ty: ElementType, c: C128) -> Scalar {
+        match ty {
+            ElementType::C64 => Scalar::C64(C64::new(c.re as f32, c.im as f32)),
+            ElementType::C128 => Scalar::C128(c),
+            _ => Scalar::from_f64(ty, c.re),
+        }
+    }
+
+    pub fn is_nan(&self) -> bool {
+        match *self {
+            Scalar::F16(x) => x.is_nan(),
+            Scalar::BF16(x) => x.is_nan(),
+            Scalar::F32(x) => x.is_nan(),
+            Scalar::F64(x) => x.is_nan(),
+            Scalar::C64(c) => c.re.is_nan() || c.im.is_nan(),
+            Scalar::C128(c) => c.re.is_nan() || c.im.is_nan(),
+            _ => false,
+        }
+    }
+
+    /// Bit-for-bit equality (so -0 != +0 and NaN payloads must match).
+    pub fn bits_eq(&self, other: &Scalar) -> bool {
+        match (*self, *other) {
+            (Scalar::F16(a), Scalar::F16(b)) => a.to_bits() == b.to_bits(),
+            (Scalar::BF16(a), Scalar::BF16(b)) => a.to_bits() == b.to_bits(),
+            (Scalar::F32(a), Scalar::F32(b)) => a.to_bits() == b.to_bits(),
+            (Scalar::F64(a), Scalar::F64(b)) => a.to_bits() == b.to_bits(),
+            (Scalar::C64(a), Scalar::C64(b)) => {
+                a.re.to_bits() == b.re.to_bits() && a.im.to_bits() == b.im.to_bits()
+            }
+            (Scalar::C128(a), Scalar::C128(b)) => {
+                a.re.to_bits() == b.re.to_bits() && a.im.to_bits() == b.im.to_bits()
+            }
+            (a, b) => a == b,
+        }
+    }
+}
+
+/// An array value: its shape (actual dimension sizes, element type, layout) and its elements in
+/// logical row-major order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Array {
+    pub shape: ArrayShape,
+    pub data: ArrayData,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    Array(Array),
+    Tuple(Vec<Literal>),
+    Token,
+}
+
+impl ArrayData {
+    pub fn ty(&self) -> ElementType {
+        match self {
+            ArrayData::Pred(_) => ElementType::Pred,
+            ArrayData::S8(_) => ElementType::S8,
+            ArrayData::S16(_) => ElementType::S16,
+            ArrayData::S32(_) => ElementType::S32,
+            ArrayData::S64(_) => ElementType::S64,
+            ArrayData::U8(_) => ElementType::U8,
+            ArrayData::U16(_) => ElementType::U16,
+            ArrayData::U32(_) => ElementType::U32,
+            ArrayData::U64(_) => ElementType::U64,
+            ArrayData::F16(_) => ElementType::F16,
+            ArrayData::BF16(_) => ElementType::BF16,
+            ArrayData::F32(_) => ElementType::F32,
+            ArrayData::F64(_) => ElementType::F64,
+            ArrayData::C64(_) => ElementType::C64,
+            ArrayData::C128(_) => ElementType::C128,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        with_data!(self, v => v.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `n` zeros of a type. `Token` has no array data; it yields an empty PRED vector.
+    pub fn zeros(ty: ElementType, n: usize) -> ArrayData {
+        match ty {
+            ElementType::Pred | ElementType::Token => ArrayData::Pred(vec![false; n]),
+            ElementType::S8 => ArrayData::S8(vec![0; n]),
+            ElementType::S16 => ArrayData::S16(vec![0; n]),
+            ElementType::S32 => ArrayData::S32(vec![0; n]),
+            ElementType::S64 => ArrayData::S64(vec![0; n]),
+            ElementType::U8 => ArrayData::U8(vec![0; n]),
+            ElementType::U16 => ArrayData::U16(vec![0; n]),
+            ElementType::U32 => ArrayData::U32(vec![0; n]),
+            ElementType::U64 => ArrayData::U64(vec![0; n]),
+            ElementType::F16 => ArrayData::F16(vec![f16::ZERO; n]),
+            ElementType::BF16 => ArrayData::BF16(vec![bf16::ZERO; n]),
+            ElementType::F32 => ArrayData::F32(vec![0.0; n]),
+            ElementType::F64 => ArrayData::F64(vec![0.0; n]),
+            ElementType::C64 => ArrayData::C64(vec![C64::new(0.0, 0.0); n]),
+            ElementType::C128 => ArrayData::C128(vec![C128::new(0.0, 0.0); n]),
+        }
+    }
+
+    /// `n` copies of one scalar.
+    pub fn splat(s: Scalar, n: usize) -> ArrayData {
+        match s {
+            Scalar::Pred(x) => ArrayData::Pred(vec![x; n]),
+            Scalar::S8(x) => ArrayData::S8(vec![x; n]),
+            Scalar::S16(x) => ArrayData::S16(vec![x; n]),
+            Scalar::S32(x) => ArrayData::S32(vec![x; n]),
+            Scalar::S64(x) => ArrayData::S64(vec![x; n]),
+            Scalar::U8(x) => ArrayData::U8(vec![x; n]),
+            Scalar::U16(x) => ArrayData::U16(vec![x; n]),
+            Scalar::U32(x) => ArrayData::U32(vec![x; n]),
+            Scalar::U64(x) => ArrayData::U64(vec![x; n]),
+            Scalar::F16(x) => ArrayData::F16(vec![x; n]),
+            Scalar::BF16(x) => ArrayData::BF16(vec![x; n]),
+            Scalar::F32(x) => ArrayData::F32(vec![x; n]),
+            Scalar::F64(x) => ArrayData::F64(vec![x; n]),
+            Scalar::C64(x) => ArrayData::C64(vec![x; n]),
+            Scalar::C128(x) => ArrayData::C128(vec![x; n]),
+        }
+    }
+
+    pub fn get(&self, i: usize) -> Scalar {
+        with_data!(self, v => v[i].to_scalar())
+    }
+
+    /// Sets element `i`; the scalar must have the data's type (checked by the caller's verifier).
+    pub fn set(&mut self, i: usize, s: Scalar) -> Result<()> {
+        with_data!(self, v => {
+            match NativeType::from_scalar(s) {
+                Some(x) => {
+                    v[i] = x;
+                    Ok(())
+                }
+                None => Err(Error::internal(format!(
+                    "storing a {} element into a {} array",
+                    s.ty(),
+                    self.ty()
+                ))),
+            }
+        })
+    }
+
+    /// Gathers elements by index into a new vector of the same type.
+    pub fn gather(&self, indices: impl Iterator<Item = usize>) -> ArrayData {
+        map_data!(self, v => indices.map(|i| v[i]).collect())
+    }
+}
+
+impl Array {
+    /// An array of zeros (false for PRED) with the given shape.
+    pub fn zeros(shape: ArrayShape) -> Array {
+        let n = shape.element_count();
+        Array {
+            data: ArrayData::zeros(shape.ty, n),
+            shape,
+        }
+    }
+
+    /// An array from a typed vector; the vector length must equal the element count.
+    pub fn from_vec<T: NativeType>(dims: Vec<i64>, v: Vec<T>) -> Result<Array> {
+        let shape = ArrayShape::new(T::TY, dims);
+        if shape.checked_element_count() != Some(v.len() as i64) {
+            return Err(Error::internal(format!(
+                "{} elements given for shape {}",
+                v.len(),
+                shape
+            )));
+        }
+        Ok(Array {
+            shape,
+            data: T::into_data(v),
+        })
+    }
+
+    pub fn from_data(shape: ArrayShape, data: ArrayData) -> Result<Array> {
+        if shape.ty != data.ty() || shape.checked_element_count() != Some(data.len() as i64) {
+            return Err(Error::internal(format!(
+                "{} {} elements do not fit shape {}",
+                data.len(),
+                data.ty(),
+                shape
+            )));
+        }
+        Ok(Array { shape, data })
+    }
+
+    pub fn ty(&self) -> ElementType {
+        self.shape.ty
+    }
+    pub fn dims(&self) -> &[i64] {
+        &self.shape.dims
+    }
+    pub fn rank(&self) -> usize {
+        self.shape.dims.len()
+    }
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+    pub fn typed<T: NativeType>(&self) -> Option<&[T]> {
+        T::slice(&self.data)
+    }
+
+    /// Row-major linear index of a multi-dimensional index.
+    pub fn linear(&self, index: &[i64]) -> usize {
+        let mut k = 0usize;
+        for (i, &d) in index.iter().zip(&self.shape.dims) {
+            k = k * d as usize + *i as usize;
+        }
+        k
+    }
+
+    pub fn get(&self, index: &[i64]) -> Scalar {
+        self.data.get(self.linear(index))
+    }
+
+    /// Writes the array into a linear buffer laid out by `layout` (the array's own layout if
+    /// `None`). Padding positions hold the layout's padding value.
+    pub fn to_buffer(&self, layout: Option<&Layout>) -> Result<ArrayData> {
+        let layout = layout
+            .cloned()
+            .unwrap_or_else(|| self.shape.layout_or_default());
+        layout
+            .validate(&self.shape.dims)
+            .map_err(|m| Error::invalid("layout.valid", m))?;
+        let len = layout.buffer_len(&self.shape.dims) as usize;
+        let pad = padding_scalar(self.ty(), layout.padding_value);
+        let mut out = ArrayData::splat(pad, len);
+        let strides = layout.strides(&self.shape.dims);
+        let rm = self.shape.row_major_strides();
+        with_data!(&mut out, o => {
+            let src = NativeType::slice(&self.data).ok_or_else(|| Error::internal("type"))?;
+            for (k, &x) in src.iter().enumerate() {
+                let mut lin = 0i64;
+                let mut rem = k;
+                for d in 0..rm.len() {
+                    let i = rem / rm[d];
+                    rem %= rm[d];
+                    lin += i as i64 * strides[d];
+                }
+                o[lin as usize] = x;
+            }
+        });
+        Ok(out)
+    }
+
+    /// Reads an array of `shape` from a linear buffer laid out by the shape's layout (padding
+    /// elements are skipped).
+    pub fn from_buffer(shape: ArrayShape, buffer: &ArrayData) -> Result<Array> {
+        let layout = shape.layout_or_default();
+        layout
+            .validate(&shape.dims)
+            .map_err(|m| Error::invalid("layout.valid", m))?;
+        let need = layout.buffer_len(&shape.dims) as usize;
+        if buffer.len() != need || buffer.ty() != shape.ty {
+            return Err(Error::invalid(
+                "layout.buffer_size",
+                format!(
+                    "a {} buffer of {} elements cannot hold {} laid out as {{{:?}}} (needs {} {} elements)",
+                    buffer.ty(),
+                    buffer.len(),
+                    shape,
+                    layout.minor_to_major,
+                    need,
+                    shape.ty
+                ),
+            ));
+        }
+        let strides = layout.strides(&shape.dims);
+        let rm = shape.row_major_strides();
+        let n = shape.element_count();
+        let data = map_data!(buffer, b => {
+            (0..n)
+                .map(|k| {
+                    let mut lin = 0i64;
+                    let mut rem = k;
+                    for d in 0..rm.len() {
+                        let i = rem / rm[d];
+                        rem %= rm[d];
+                        lin += i as i64 * strides[d];
+                    }
+                    b[lin as usize]
+                })
+                .collect()
+        });
+        Ok(Array { shape, data })
+    }
+}
+
+/// The value that fills padding for a type.
+pub fn padding_scalar(ty: ElementType, p: PaddingValue) -> Scalar {
+    match p {
+        PaddingValue::Zero | PaddingValue::Unknown => Scalar::zero(ty),
+        PaddingValue::One => Scalar::from_f64(ty, 1.0),
+        PaddingValue::Lowest => lowest(ty),
+        PaddingValue::Highest => highest(ty),
+    }
+}
+
+/// The lowest finite value of a type (`-max` for floats, `MIN` for integers, false for PRED).
+pub fn lowest(ty: ElementType) -> Scalar {
+    match ty {
+        ElementType::Pred => Scalar::Pred(false),
+        ElementType::S8 => Scalar::S8(i8::MIN),
+        ElementType::S16 => Scalar::S16(i16::MIN),
+        ElementType::S32 => Scalar::S32(i32::MIN),
+        ElementType::S64 => Scalar::S64(i64::MIN),
+        ElementType::U8 => Scalar::U8(0),
+        ElementType::U16 => Scalar::U16(0),
+        ElementType::U32 => Scalar::U32(0),
+        ElementType::U64 => Scalar::U64(0),
+        ElementType::F16 => Scalar::F16(f16::MIN),
+        ElementType::BF16 => Scalar::BF16(bf16::MIN),
+        ElementType::F32 => Scalar::F32(f32::MIN),
+        ElementType::F64 => Scalar::F64(f64::MIN),
+        ElementType::C64 => Scalar::C64(C64::new(f32::MIN, 0.0)),
+        ElementType::C128 => Scalar::C128(C128::new(f64::MIN, 0.0)),
+        ElementType::Token => Scalar::Pred(false),
+    }
+}
+
+/// The highest finite value of a type.
+pub fn highest(ty: ElementType) -> Scalar {
+    match ty {
+        ElementType::Pred => Scalar::Pred(true),
+        ElementType::S8 => Scalar::S8(i8::MAX),
+        ElementType::S16 => Scalar::S16(i16::MAX),
+        ElementType::S32 => Scalar::S32(i32::MAX),
+        ElementType::S64 => Scalar::S64(i64::MAX),
+        ElementType::U8 => Scalar::U8(u8::MAX),
+        ElementType::U16 => Scalar::U16(u16::MAX),
+        ElementType::U32 => Scalar::U32(u32::MAX),
+        ElementType::U64 => Scalar::U64(u64::MAX),
+        ElementType::F16 => Scalar::F16(f16::MAX),
+        ElementType::BF16 => Scalar::BF16(bf16::MAX),
+        ElementType::F32 => Scalar::F32(f32::MAX),
+        ElementType::F64 => Scalar::F64(f64::MAX),
+        ElementType::C64 => Scalar::C64(C64::new(f32::MAX, 0.0)),
+        ElementType::C128 => Scalar::C128(C128::new(f64::MAX, 0.0)),
+        ElementType::Token => Scalar::Pred(false),
+    }
+}
+
+impl Literal {
+    pub fn scalar<T: NativeType>(x: T) -> Literal {
+        Literal::Array(Array {
+            shape: ArrayShape::scalar(T::TY),
+            data: T::into_data(vec![x]),
+        })
+    }
+    pub fn from_scalar(s: Scalar) -> Literal {
+        Literal::Array(Array {
+            shape: ArrayShape::scalar(s.ty()),
+            data: ArrayData::splat(s, 1),
+        })
+    }
+    pub fn vec<T: NativeType>(dims: Vec<i64>, v: Vec<T>) -> Result<Literal> {
+        Array::from_vec(dims, v).map(Literal::Array)
+    }
+    /// The all-zero value of a shape (false, 0, +0.0; tokens and tuples recursively).
+    pub fn zeros(shape: &Shape) -> Literal {
+        match shape {
+            Shape::Array(a) => Literal::Array(Array::zeros(a.clone())),
+            Shape::Tuple(t) => Literal::Tuple(t.iter().map(Literal::zeros).collect()),
+            Shape::Token => Literal::Token,
+        }
+    }
+    pub fn as_array(&self) -> Option<&Array> {
+        match self {
+            Literal::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+    pub fn into_array(self) -> Result<Array> {
+        match self {
+            Literal::Array(a) => Ok(a),
+            other => Err(Error::internal(format!(
+                "expected an array value, got {}",
+                other.shape()
+            ))),
+        }
+    }
+    pub fn as_tuple(&self) -> Option<&[Literal]> {
+        match self {
+            Literal::Tuple(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// The literal's shape; for arrays, dimension sizes are the actual ones.
+    pub fn shape(&self) -> Shape {
+        match self {
+            Literal::Array(a) => Shape::Array(a.shape.clone()),
+            Literal::Tuple(t) => Shape::Tuple(t.iter().map(|l| l.shape()).collect()),
+            Literal::Token => Shape::Token,
+        }
+    }
+    /// Does this value fit a declared shape? Types and ranks must match; a static dimension must
+    /// match exactly, a bounded dynamic one may be smaller than its bound. Layouts are ignored.
+    pub fn fits(&self, shape: &Shape) -> bool {
+        match (self, shape) {
+            (Literal::Array(a), Shape::Array(s)) => {
+                a.shape.ty == s.ty
+                    && a.shape.dims.len() == s.dims.len()
+                    && a.shape
+                        .dims
+                        .iter()
+                        .zip(&s.dims)
+                        .enumerate()
+                        .all(|(i, (&got, &want))| {
+                            if s.dynamic.get(i).copied().unwrap_or(false) {
+                                (0..=want).contains(&got)
+                            } else {
+                                got == want
+                            }
+                        })
+            }
+            (Literal::Tuple(t), Shape::Tuple(s)) => {
+                t.len() == s.len() && t.iter().zip(s).all(|(l, s)| l.fits(s))
+            }
+            (Literal::Token, Shape::Token) => true,
+            _ => false,
+        }
+    }
+    /// Scalar value of a rank-0 array.
+    pub fn scalar_value(&self) -> Option<Scalar> {
+        match self {
+            Literal::Array(a) if a.shape.dims.is_empty() && a.data.len() == 1 => {
+                Some(a.data.get(0))
+            }
+            _ => None,
+        }
+    }
+    /// Bytes of element data held (for memory budgets).
+    pub fn byte_size(&self) -> usize {
+        match self {
+            Literal::Array(a) => a.len() * a.ty().byte_size(),
+            Literal::Tuple(t) => t.iter().map(|l| l.byte_size()).sum(),
+            Literal::Token => 0,
+        }
+    }
+}
+
+impl std::fmt::Display for Literal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&text::literal_to_text(self))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffer_round_trip_column_major_padded() {
+        let a = Array::from_vec(vec![2, 3], vec![1u8, 2, 3, 4, 5, 6]).unwrap();
+        let layout = Layout::new(vec![0, 1]);
+        let buf = a.to_buffer(Some(&layout)).unwrap();
+        assert_eq!(buf, ArrayData::U8(vec![1, 4, 2, 5, 3, 6]));
+        let padded = layout.with_padding(vec![3, 5], PaddingValue::Zero);
+        let buf = a.to_buffer(Some(&padded)).unwrap();
+        assert_eq!(
+            buf,
+            ArrayData::U8(vec![1, 4, 0, 2, 5, 0, 3, 6, 0, 0, 0, 0, 0, 0, 0])
+        );
+        let back = Array::from_buffer(a.shape.clone().with_layout(padded), &buf).unwrap();
+        assert_eq!(back.data, a.data);
+    }
+}
