@@ -1,2 +1,4 @@
 //! Fast kernels (blocked GEMM, convolution), each behind a naive oracle that property tests hold
 //! it equal to. Written with the Dot/Convolution issue.
+
+pub mod bench;
