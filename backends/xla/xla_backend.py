@@ -158,7 +158,13 @@ def float_out(x):
 
 
 def numpy_to_literal(arr, ty):
-    flat = np.asarray(arr).reshape(-1)
+    arr = np.asarray(arr)
+    want = np.dtype(DTYPES[ty])
+    if arr.dtype != want:
+        # XLA:CPU hands back some results in a buffer typed by their bits (rng-bit-generator with
+        # a signed or float output returns the unsigned bits): reinterpret, as the shape says.
+        arr = arr.view(want) if arr.dtype.itemsize == want.itemsize else arr.astype(want)
+    flat = arr.reshape(-1)
     if ty == "pred":
         data = [bool(x) for x in flat]
     elif ty in ("c64", "c128"):
