@@ -61,6 +61,12 @@ fn bad(msg: String) -> (i32, String) {
     (2, msg)
 }
 
+/// 2 for an invalid program or argument (what a verifier or a caller got wrong), 1 for a failure
+/// while running (a runtime error, or an internal one).
+pub fn exit_code(e: &Error) -> i32 {
+    if e.is_invalid_program() { 2 } else { 1 }
+}
+
 fn run(args: &[String]) -> Result<(), (i32, String)> {
     let mut file = None;
     let mut lits: Vec<String> = Vec::new();
@@ -129,10 +135,8 @@ fn run(args: &[String]) -> Result<(), (i32, String)> {
             values.len()
         )));
     };
-    let outs = run_replicated(&module, per_replica, &opts).map_err(|e: Error| {
-        let code = if e.is_invalid_program() { 2 } else { 1 };
-        (code, e.to_string())
-    })?;
+    let outs = run_replicated(&module, per_replica, &opts)
+        .map_err(|e: Error| (exit_code(&e), e.to_string()))?;
     let multi = outs.len() > 1;
     for (k, o) in outs.iter().enumerate() {
         let prefix = if multi {
@@ -146,4 +150,18 @@ fn run(args: &[String]) -> Result<(), (i32, String)> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_by_error_kind() {
+        assert_eq!(exit_code(&Error::runtime("empty infeed")), 1);
+        assert_eq!(exit_code(&Error::internal("bug")), 1);
+        assert_eq!(exit_code(&Error::invalid("hlo.arity", "x")), 2);
+        let e = crate::eval::not_implemented(crate::hlo::Opcode::Sort);
+        assert_eq!(exit_code(&e), 1);
+    }
 }
