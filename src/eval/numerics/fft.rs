@@ -110,7 +110,7 @@ fn along(data: &mut [C128], dims: &[i64], axis: usize, mut f: impl FnMut(&mut Ve
     }
     let mut line = Vec::with_capacity(n);
     for base in 0..total {
-        if (base / s) % n != 0 {
+        if !(base / s).is_multiple_of(n) {
             continue;
         }
         line.clear();
