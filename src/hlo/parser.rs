@@ -50,9 +50,6 @@ struct Parser {
     comps: Vec<Computation>,
     comp_names: HashMap<String, CompId>,
     anon: usize,
-    /// Set while reading the shape of a literal written with its shape (`f32[2] {1, 2}`): there a
-    /// `{` after whitespace opens the value, and only a `{` written right after `]` is a layout.
-    literal_shape: bool,
 }
 
 /// Per-computation name table while its instructions are parsed.
@@ -71,7 +68,6 @@ impl Parser {
             comps: vec![],
             comp_names: HashMap::new(),
             anon: 0,
-            literal_shape: false,
         })
     }
 
@@ -655,9 +651,12 @@ impl Parser {
                         dynamic,
                         layout: None,
                     };
-                    let spaced = self.toks[self.pos.min(self.toks.len() - 1)].space_before;
+                    // A layout follows the dimensions directly (`f32[2]{0}`); after a space,
+                    // `{` opens a literal's value (`f32[2] {1, 0}`), which at rank 1 would
+                    // otherwise read as a layout.
+                    let adjacent = !self.toks[self.pos.min(self.toks.len() - 1)].space_before;
                     if *self.peek() == Tok::LBrace
-                        && !(self.literal_shape && spaced)
+                        && adjacent
                         && matches!(self.peek_at(1), Tok::Word(w) if parse_i64(w).is_some())
                             | matches!(self.peek_at(1), Tok::Colon | Tok::Name(_))
                     {
@@ -757,10 +756,7 @@ impl Parser {
             self.expect(Tok::RParen, "`)` closing the tuple literal")?;
             Literal::Tuple(elems)
         } else {
-            self.literal_shape = true;
-            let shape = self.shape();
-            self.literal_shape = false;
-            let shape = shape?;
+            let shape = self.shape()?;
             match shape {
                 Shape::Token => Literal::Token,
                 Shape::Tuple(_) => {
