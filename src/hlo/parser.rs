@@ -882,32 +882,25 @@ impl Parser {
         let loc = self.loc();
         if ty.is_complex() {
             self.expect(Tok::LParen, "`(re, im)` for a complex value")?;
+            // C64 parts are read as f32 directly: through f64 a decimal could round twice and
+            // a NaN payload would be lost.
+            if ty == ElementType::C64 {
+                let re = self.f32_value()?;
+                self.expect(Tok::Comma, "`,` between the real and imaginary parts")?;
+                let im = self.f32_value()?;
+                self.expect(Tok::RParen, "`)`")?;
+                return Ok(Scalar::C64(C64::new(re, im)));
+            }
             let re = self.float_value(ElementType::F64)?;
             self.expect(Tok::Comma, "`,` between the real and imaginary parts")?;
             let im = self.float_value(ElementType::F64)?;
             self.expect(Tok::RParen, "`)`")?;
-            return Ok(if ty == ElementType::C64 {
-                let c = C64::new(re as f32, im as f32);
-                if (c.re.is_infinite() && re.is_finite()) || (c.im.is_infinite() && im.is_finite())
-                {
-                    return Err(Error::invalid(
-                        "constant.range",
-                        "complex value out of range for c64",
-                    )
-                    .at_location(loc));
-                }
-                Scalar::C64(c)
-            } else {
-                Scalar::C128(C128::new(re, im))
-            });
+            return Ok(Scalar::C128(C128::new(re, im)));
         }
         if ty.is_floating() {
             let w = self.peek().clone();
             return match ty {
-                ElementType::F32 => {
-                    let x = self.float_value(ElementType::F32)?;
-                    Ok(Scalar::F32(x as f32))
-                }
+                ElementType::F32 => Ok(Scalar::F32(self.f32_value()?)),
                 _ => {
                     let x = self.float_value(ty)?;
                     let s = Scalar::from_f64(ty, x);
@@ -938,6 +931,38 @@ impl Parser {
             Error::invalid("constant.range", format!("{v} is out of range for {ty}"))
                 .at_location(loc)
         })
+    }
+
+    /// An f32 value. A NaN keeps its sign and payload bit for bit (an f32 signalling NaN does not
+    /// survive a trip through f64 on every machine, so NaNs are built from their bits here).
+    fn f32_value(&mut self) -> Result<f32> {
+        let loc = self.loc();
+        if let Tok::Word(w) = self.peek().clone() {
+            let (neg, body) = match w.strip_prefix('-') {
+                Some(b) => (true, b),
+                None => (false, w.as_str()),
+            };
+            if body == "nan" {
+                self.next();
+                let mut bits = 0x7fc0_0000u32;
+                if *self.peek() == Tok::LParen {
+                    self.next();
+                    let p = self.word("a NaN payload")?;
+                    let payload = p
+                        .strip_prefix("0x")
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                        .filter(|&v| v != 0 && v <= 0x7f_ffff)
+                        .ok_or_else(|| syntax(format!("bad f32 NaN payload {p:?}"), loc))?;
+                    self.expect(Tok::RParen, "`)`")?;
+                    bits = 0x7f80_0000 | payload;
+                }
+                if neg {
+                    bits |= 0x8000_0000;
+                }
+                return Ok(f32::from_bits(bits));
+            }
+        }
+        Ok(self.float_value(ElementType::F32)? as f32)
     }
 
     /// A float value, returned as f64 except for F32, which is parsed directly (correctly rounded)
@@ -1635,5 +1660,25 @@ mod tests {
             ")".repeat(500)
         );
         assert!(parse_module(&deep).is_err());
+    }
+
+    #[test]
+    fn nan_payloads_and_rank1_values_round_trip() {
+        // Signalling and quiet NaNs with payloads, in f32 and in c64 parts, keep their bits.
+        for bits in [0x7fa8_cb7fu32, 0xffc0_0001, 0x7fc0_0000, 0x7f80_0001] {
+            let l = Literal::vec(vec![1], vec![f32::from_bits(bits)]).unwrap();
+            let back = parse_literal(&l.to_string()).unwrap();
+            let x = back.as_array().unwrap().typed::<f32>().unwrap()[0];
+            assert_eq!(x.to_bits(), bits, "{l}");
+            let c = Literal::vec(vec![1], vec![C64::new(1.0, f32::from_bits(bits))]).unwrap();
+            let back = parse_literal(&c.to_string()).unwrap();
+            let y = back.as_array().unwrap().typed::<C64>().unwrap()[0];
+            assert_eq!(y.im.to_bits(), bits, "{c}");
+        }
+        // After a space, `{` opens the value even where a layout would fit.
+        let l = parse_literal("f32[2] {1, 0}").unwrap();
+        assert_eq!(l.to_string(), "f32[2] {1, 0}");
+        let l = parse_literal("f32[2]{0} {1, 0}").unwrap();
+        assert_eq!(l.to_string(), "f32[2]{0} {1, 0}");
     }
 }
