@@ -931,6 +931,23 @@ impl Parser {
         })
     }
 
+    /// An optional `(0x...)` NaN payload after `nan`: the whole mantissa, non-zero and within
+    /// `mask`.
+    fn nan_payload(&mut self, loc: Location, mask: u64) -> Result<Option<u64>> {
+        if *self.peek() != Tok::LParen {
+            return Ok(None);
+        }
+        self.next();
+        let p = self.word("a NaN payload")?;
+        let payload = p
+            .strip_prefix("0x")
+            .and_then(|h| u64::from_str_radix(h, 16).ok())
+            .filter(|&v| v != 0 && v <= mask)
+            .ok_or_else(|| syntax(format!("bad NaN payload {p:?}"), loc))?;
+        self.expect(Tok::RParen, "`)`")?;
+        Ok(Some(payload))
+    }
+
     /// An f32 value. A NaN keeps its sign and payload bit for bit (an f32 signalling NaN does not
     /// survive a trip through f64 on every machine, so NaNs are built from their bits here).
     fn f32_value(&mut self) -> Result<f32> {
@@ -942,18 +959,10 @@ impl Parser {
             };
             if body == "nan" {
                 self.next();
-                let mut bits = 0x7fc0_0000u32;
-                if *self.peek() == Tok::LParen {
-                    self.next();
-                    let p = self.word("a NaN payload")?;
-                    let payload = p
-                        .strip_prefix("0x")
-                        .and_then(|h| u32::from_str_radix(h, 16).ok())
-                        .filter(|&v| v != 0 && v <= 0x7f_ffff)
-                        .ok_or_else(|| syntax(format!("bad f32 NaN payload {p:?}"), loc))?;
-                    self.expect(Tok::RParen, "`)`")?;
-                    bits = 0x7f80_0000 | payload;
-                }
+                let mut bits = match self.nan_payload(loc, 0x7f_ffff)? {
+                    Some(p) => 0x7f80_0000 | p as u32,
+                    None => 0x7fc0_0000u32,
+                };
                 if neg {
                     bits |= 0x8000_0000;
                 }
@@ -976,28 +985,11 @@ impl Parser {
         match body {
             "inf" => return Ok(sign * f64::INFINITY),
             "nan" => {
-                let mut bits = f64::NAN.to_bits();
-                if *self.peek() == Tok::LParen {
-                    self.next();
-                    let p = self.word("a NaN payload")?;
-                    let payload = p
-                        .strip_prefix("0x")
-                        .and_then(|h| u64::from_str_radix(h, 16).ok())
-                        .filter(|&v| v != 0)
-                        .ok_or_else(|| syntax(format!("bad NaN payload {p:?}"), loc))?;
-                    self.expect(Tok::RParen, "`)`")?;
-                    if ty == ElementType::F32 {
-                        // The f32 payload goes in the top 23 mantissa bits of an f64 NaN, built
-                        // from bits (no float conversion, which would quiet a signalling NaN);
-                        // `scalar` takes them back out.
-                        let b = 0x7ff0_0000_0000_0000 | ((payload & 0x7f_ffff) << 29);
-                        let x = f64::from_bits(b);
-                        // Negate rather than multiply by -1: multiplying a NaN need not keep
-                        // the sign (x86 returns the NaN operand unchanged).
-                        return Ok(if neg { -x } else { x });
-                    }
-                    bits = 0x7ff0_0000_0000_0000 | (payload & 0xf_ffff_ffff_ffff);
-                }
+                // (f32 NaNs never get here: `f32_value` builds them from their bits.)
+                let bits = match self.nan_payload(loc, 0xf_ffff_ffff_ffff)? {
+                    Some(p) => 0x7ff0_0000_0000_0000 | p,
+                    None => f64::NAN.to_bits(),
+                };
                 let x = f64::from_bits(bits);
                 return Ok(if neg { -x } else { x });
             }
