@@ -1,16 +1,54 @@
-//! Computations, control flow and side effects (to be written; see the control-flow issue).
-//! The custom-call registry and the channel table are defined here.
+//! Computations, control flow and side effects: call, while, conditional, tokens
+//! (after-all, add-dependency), opt-barrier, custom-call, infeed/outfeed and send/recv.
+//!
+//! Reference: the Operation Semantics sections Call, While, Conditional, AfterAll,
+//! OptimizationBarrier, CustomCall, Infeed, Send and Recv; XLA's `HloEvaluator::HandleWhile`
+//! (with its optional loop budget) and `HandleConditional`.
+//!
+//! Side effects happen in evaluation order, which is definition order: a computation's
+//! instructions run one after another and a sub-computation runs where it is called. Token
+//! operands therefore never reorder anything; they document the order the text already has.
+//!
+//! Channels (send/recv) follow the model the book's Send page states: within one replica the
+//! `send` and the `recv` with the same `channel_id` talk to each other, FIFO. A recv posts a
+//! receive buffer; a send delivers into the oldest posted buffer of its channel (Recv happens
+//! before Send); recv-done takes the delivered data (Send happens before RecvDone). One
+//! replica's schedule is sequential, so an operation whose precondition is not met when it runs
+//! can never be satisfied later: that is the deadlock the seed warns about, reported at once as
+//! an error instead of hanging.
 
-use super::{Evaluator, not_implemented};
-use crate::error::Result;
-use crate::hlo::ast::Instruction;
-use crate::literal::Literal;
-use std::collections::HashMap;
-use std::sync::Arc;
+use super::Evaluator;
+use crate::error::{Error, Result};
+use crate::hlo::ast::{AttrValue, Instruction};
+use crate::hlo::opcode::Opcode;
+use crate::literal::{Array, ArrayData, Literal, Scalar};
+use crate::shape::{ArrayShape, Shape};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 
-/// A custom-call target: receives the operands and the declared result shape, returns the result.
+/// One array as a custom-call target sees it: its shape (with the layout it is laid out in) and
+/// its elements as a linear buffer in that layout, padding included.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CustomCallBuffer {
+    pub shape: ArrayShape,
+    pub data: ArrayData,
+}
+
+impl CustomCallBuffer {
+    /// Position in `data` of the element at a multi-dimensional index, per the buffer's layout.
+    pub fn offset(&self, index: &[i64]) -> usize {
+        self.shape
+            .layout_or_default()
+            .linear_index(&self.shape.dims, index) as usize
+    }
+}
+
+/// A custom-call target: the seed's `void f(void* out, void** in)` ABI in Rust. It receives one
+/// output buffer per array of the declared result shape (one for an array result, one per leaf
+/// of a tuple) and one input buffer per array operand (tuple operands are flattened, tokens
+/// skipped), each laid out in its declared layout, and fills the output buffers in place.
 pub type CustomCallFn =
-    Arc<dyn Fn(&[&Literal], &crate::shape::Shape) -> Result<Literal> + Send + Sync>;
+    Arc<dyn Fn(&mut [CustomCallBuffer], &[CustomCallBuffer]) -> Result<()> + Send + Sync>;
 
 /// Named Rust functions `custom-call` can invoke.
 #[derive(Default, Clone)]
@@ -19,9 +57,13 @@ pub struct CustomCallRegistry {
 }
 
 impl CustomCallRegistry {
-    /// The registry with the targets xla-spec ships (the book's examples use them).
+    /// The registry with the targets xla-spec ships (the book's examples use them): `myfunc`,
+    /// the seed's example, and `xla_spec.raw_buffer`, which returns its operand's linear buffer.
     pub fn with_builtins() -> CustomCallRegistry {
-        CustomCallRegistry::default()
+        let mut r = CustomCallRegistry::default();
+        r.register("myfunc", Arc::new(myfunc));
+        r.register("xla_spec.raw_buffer", Arc::new(raw_buffer));
+        r
     }
     pub fn register(&mut self, name: &str, f: CustomCallFn) {
         self.targets.insert(name.to_string(), f);
@@ -31,10 +73,516 @@ impl CustomCallRegistry {
     }
 }
 
-/// Channels for send/recv between concurrently running computations.
-#[derive(Default)]
-pub struct Channels {}
+fn contract(target: &str, msg: impl std::fmt::Display) -> Error {
+    Error::runtime(format!("custom-call target `{target}`: {msg}"))
+        .with_rule("custom-call.target_contract")
+}
 
-pub fn eval(_ev: &Evaluator, inst: &Instruction, _ops: &[&Literal]) -> Result<Literal> {
-    Err(not_implemented(inst.opcode))
+/// The seed's example: `myfunc(x: f32[2], y: f32[2,3]) -> f32[3,3]` with
+/// `z[i][j] = x[(i+1) % 2] + y[(i+1) % 2][j]` (so `z[0][0] = x[1] + y[1][0]`, as in the seed).
+/// It reads `y` through its layout, so a column-major `y` gives the same answer.
+fn myfunc(out: &mut [CustomCallBuffer], ins: &[CustomCallBuffer]) -> Result<()> {
+    let (
+        [z],
+        [
+            x @ CustomCallBuffer {
+                data: ArrayData::F32(xd),
+                ..
+            },
+            y @ CustomCallBuffer {
+                data: ArrayData::F32(yd),
+                ..
+            },
+        ],
+    ) = (out, ins)
+    else {
+        return Err(contract(
+            "myfunc",
+            "takes f32[2] and f32[2,3] and returns one f32[3,3]",
+        ));
+    };
+    if x.shape.dims != [2] || y.shape.dims != [2, 3] || z.shape.dims != [3, 3] {
+        return Err(contract(
+            "myfunc",
+            "takes f32[2] and f32[2,3] and returns f32[3,3]",
+        ));
+    }
+    let mut vals = vec![];
+    for i in 0..3i64 {
+        for j in 0..3i64 {
+            let r = (i + 1) % 2;
+            vals.push(([i, j], xd[x.offset(&[r])] + yd[y.offset(&[r, j])]));
+        }
+    }
+    let offsets: Vec<usize> = vals.iter().map(|(ix, _)| z.offset(ix)).collect();
+    let ArrayData::F32(zd) = &mut z.data else {
+        return Err(contract("myfunc", "returns f32[3,3]"));
+    };
+    for (k, (_, v)) in offsets.into_iter().zip(vals) {
+        if let Some(slot) = zd.get_mut(k) {
+            *slot = v;
+        }
+    }
+    Ok(())
+}
+
+/// `xla_spec.raw_buffer(x) -> T[n]`: the operand's linear buffer, element by element, as a
+/// rank-1 array (n is the buffer length, padding included). It shows what the ABI hands over.
+fn raw_buffer(out: &mut [CustomCallBuffer], ins: &[CustomCallBuffer]) -> Result<()> {
+    match (out, ins) {
+        ([o], [i]) if o.data.ty() == i.data.ty() && o.data.len() == i.data.len() => {
+            o.data = i.data.clone();
+            Ok(())
+        }
+        _ => Err(contract(
+            "xla_spec.raw_buffer",
+            "takes one array and returns a rank-1 array of the same type with one element per buffer slot",
+        )),
+    }
+}
+
+/// The shapes of `operand_layout_constraints={...}`, if the attribute is present.
+pub fn operand_layouts(inst: &Instruction) -> Result<Option<Vec<Shape>>> {
+    let Some(v) = inst.attrs.get("operand_layout_constraints") else {
+        return Ok(None);
+    };
+    let AttrValue::Opaque(text) = v else {
+        return Err(Error::invalid(
+            "custom-call.operand_layouts",
+            "operand_layout_constraints must be a list of shapes {s0, s1, ...}",
+        ));
+    };
+    let bad = || {
+        Error::invalid(
+            "custom-call.operand_layouts",
+            format!(
+                "operand_layout_constraints must be a list of shapes {{s0, s1, ...}}, got {text}"
+            ),
+        )
+    };
+    let inner = text
+        .trim()
+        .strip_prefix('{')
+        .and_then(|t| t.strip_suffix('}'))
+        .ok_or_else(bad)?;
+    let mut parts = vec![];
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' | '[' | '(' => depth += 1,
+            '}' | ']' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !inner[start..].trim().is_empty() {
+        parts.push(&inner[start..]);
+    }
+    parts
+        .into_iter()
+        .map(|p| crate::hlo::parse_shape(p.trim()).map_err(|_| bad()))
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+}
+
+/// Number of shapes in `operand_layout_constraints`, for the verifier.
+pub fn layout_constraint_count(inst: &Instruction) -> Result<Option<usize>> {
+    Ok(operand_layouts(inst)?.map(|v| v.len()))
+}
+
+/// Channels for send/recv. Shared by the replicas of a run; each transfer belongs to one replica.
+#[derive(Default)]
+pub struct Channels {
+    state: Mutex<ChannelState>,
+}
+
+#[derive(Default)]
+struct ChannelState {
+    next_id: u32,
+    transfers: HashMap<u32, Transfer>,
+    /// Receives posted and not yet matched by a send, per (replica, channel), oldest first.
+    posted: HashMap<(usize, i64), VecDeque<u32>>,
+}
+
+struct Transfer {
+    is_send: bool,
+    channel: i64,
+    replica: usize,
+    /// For a recv: the delivered data, once a send has matched it.
+    data: Option<Literal>,
+    done: bool,
+}
+
+fn deadlock(msg: String) -> Error {
+    Error::runtime(msg).with_rule("channel.deadlock")
+}
+
+impl Channels {
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, ChannelState>> {
+        self.state
+            .lock()
+            .map_err(|_| Error::internal("channel table lock poisoned"))
+    }
+
+    fn new_transfer(st: &mut ChannelState, t: Transfer) -> Result<u32> {
+        let id = st.next_id;
+        st.next_id = id
+            .checked_add(1)
+            .ok_or_else(|| Error::runtime("more than 2^32 send/recv requests in one run"))?;
+        st.transfers.insert(id, t);
+        Ok(id)
+    }
+
+    /// `recv`: posts a receive buffer on `channel` and returns its request id.
+    pub fn recv(&self, replica: usize, channel: i64) -> Result<u32> {
+        let mut st = self.lock()?;
+        let id = Self::new_transfer(
+            &mut st,
+            Transfer {
+                is_send: false,
+                channel,
+                replica,
+                data: None,
+                done: false,
+            },
+        )?;
+        st.posted
+            .entry((replica, channel))
+            .or_default()
+            .push_back(id);
+        Ok(id)
+    }
+
+    /// `send`: delivers `data` into the oldest receive posted on `channel`.
+    pub fn send(&self, replica: usize, channel: i64, data: &Literal) -> Result<u32> {
+        let mut st = self.lock()?;
+        let recv_id = st
+            .posted
+            .get_mut(&(replica, channel))
+            .and_then(|q| q.pop_front())
+            .ok_or_else(|| {
+                deadlock(format!(
+                    "send on channel {channel} found no posted recv: a send waits for its recv (Recv happens before Send), and this schedule reaches the recv later or never, so it deadlocks"
+                ))
+            })?;
+        if let Some(r) = st.transfers.get_mut(&recv_id) {
+            r.data = Some(data.clone());
+        }
+        Self::new_transfer(
+            &mut st,
+            Transfer {
+                is_send: true,
+                channel,
+                replica,
+                data: None,
+                done: false,
+            },
+        )
+    }
+
+    /// `send-done` / `recv-done`: completes request `id`; for a recv, returns the data.
+    fn done(
+        &self,
+        replica: usize,
+        channel: i64,
+        id: u32,
+        is_send: bool,
+    ) -> Result<Option<Literal>> {
+        let op = if is_send { "send-done" } else { "recv-done" };
+        let mut st = self.lock()?;
+        let t = st
+            .transfers
+            .get_mut(&id)
+            .filter(|t| t.replica == replica && t.is_send == is_send)
+            .ok_or_else(|| {
+                Error::runtime(format!(
+                    "{op}: its operand is not the context of a {} of this run",
+                    if is_send { "send" } else { "recv" }
+                ))
+                .with_rule("channel.context")
+            })?;
+        if t.channel != channel {
+            return Err(Error::runtime(format!(
+                "{op} on channel {channel} completes a transfer of channel {}",
+                t.channel
+            ))
+            .with_rule("channel.same_channel"));
+        }
+        if t.done {
+            return Err(Error::runtime(format!(
+                "{op}: this transfer on channel {channel} was already completed"
+            ))
+            .with_rule("channel.done_once"));
+        }
+        if !is_send && t.data.is_none() {
+            return Err(deadlock(format!(
+                "recv-done on channel {channel} runs before any send delivered to it: it waits for the send (Send happens before RecvDone), and this schedule reaches the send later or never, so it deadlocks"
+            )));
+        }
+        t.done = true;
+        Ok(t.data.take())
+    }
+}
+
+pub fn eval(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+    use Opcode::*;
+    let attrs = &inst.attrs;
+    let comp = |key: &str| {
+        attrs
+            .comp(key)
+            .ok_or_else(|| Error::internal(format!("`{}` without {key}", inst.name)))
+    };
+    let cloned = || ops.iter().map(|l| (*l).clone()).collect::<Vec<_>>();
+    match inst.opcode {
+        Call => ev.call(comp("to_apply")?, cloned()),
+        While => {
+            let (cond, body) = (comp("condition")?, comp("body")?);
+            let mut state = ops
+                .first()
+                .map(|l| (*l).clone())
+                .ok_or_else(|| Error::internal("while without an operand"))?;
+            let budget = ev.ctx.options.max_while_iterations;
+            let mut n: u64 = 0;
+            loop {
+                let go = ev.call(cond, vec![state.clone()])?;
+                if go.scalar_value() != Some(Scalar::Pred(true)) {
+                    return Ok(state);
+                }
+                if n >= budget {
+                    return Err(Error::runtime(format!(
+                        "the loop's condition still holds after {n} iterations, the run's budget (RunOptions::max_while_iterations); the loop may not terminate"
+                    ))
+                    .with_rule("while.iteration_budget"));
+                }
+                state = ev.call(body, vec![state])?;
+                n += 1;
+            }
+        }
+        Conditional => {
+            let sel = ops
+                .first()
+                .and_then(|l| l.scalar_value())
+                .ok_or_else(|| Error::internal("conditional without a scalar selector"))?;
+            let (branch, arg) = match sel {
+                Scalar::Pred(p) => (
+                    comp(if p {
+                        "true_computation"
+                    } else {
+                        "false_computation"
+                    })?,
+                    if p { 1 } else { 2 },
+                ),
+                Scalar::S32(i) => {
+                    let bs = attrs
+                        .comps("branch_computations")
+                        .ok_or_else(|| Error::internal("conditional without branches"))?;
+                    // An index outside 0..N picks the last branch, as the seed specifies.
+                    let k = usize::try_from(i)
+                        .ok()
+                        .filter(|&k| k < bs.len())
+                        .unwrap_or(bs.len() - 1);
+                    (bs[k], k + 1)
+                }
+                _ => return Err(Error::internal("conditional selector type")),
+            };
+            let a = ops
+                .get(arg)
+                .map(|l| (*l).clone())
+                .ok_or_else(|| Error::internal("conditional operand missing"))?;
+            ev.call(branch, vec![a])
+        }
+        AfterAll => Ok(Literal::Token),
+        AddDependency | OptimizationBarrier => ops
+            .first()
+            .map(|l| (*l).clone())
+            .ok_or_else(|| Error::internal("missing operand")),
+        CustomCall => custom_call(ev, inst, ops),
+        Infeed => {
+            let data_shape = match inst.shape.as_tuple() {
+                Some([d, _]) => d,
+                _ => return Err(Error::internal("infeed shape")),
+            };
+            if *data_shape == Shape::Tuple(vec![]) {
+                // An empty tuple reads nothing from the queue (the seed's no-op infeed).
+                return Ok(Literal::Tuple(vec![Literal::Tuple(vec![]), Literal::Token]));
+            }
+            let v = ev
+                .ctx
+                .infeed
+                .lock()
+                .map_err(|_| Error::internal("infeed lock poisoned"))?
+                .pop_front()
+                .ok_or_else(|| {
+                    Error::runtime(format!(
+                        "infeed of {data_shape} found the infeed queue empty"
+                    ))
+                    .with_rule("infeed.empty")
+                })?;
+            if !v.fits(data_shape) {
+                return Err(Error::runtime(format!(
+                    "infeed expects {data_shape} but the next queued value is {}",
+                    v.shape()
+                ))
+                .with_rule("infeed.value_shape"));
+            }
+            Ok(Literal::Tuple(vec![v, Literal::Token]))
+        }
+        Outfeed => {
+            let v = ops
+                .first()
+                .map(|l| (*l).clone())
+                .ok_or_else(|| Error::internal("outfeed without data"))?;
+            ev.ctx
+                .outfeed
+                .lock()
+                .map_err(|_| Error::internal("outfeed lock poisoned"))?
+                .push(v);
+            Ok(Literal::Token)
+        }
+        Send | Recv | SendDone | RecvDone => channel_op(ev, inst, ops),
+        op => Err(super::not_implemented(op)),
+    }
+}
+
+fn channel_op(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+    let channel = inst
+        .attrs
+        .int("channel_id")
+        .ok_or_else(|| Error::internal("channel op without channel_id"))?;
+    let replica = ev.ctx.replica_id;
+    let chans = &ev.ctx.shared.channels;
+    let context =
+        |data: Literal, id: u32| Literal::Tuple(vec![data, Literal::scalar(id), Literal::Token]);
+    let request_id = || -> Result<u32> {
+        match ops.first().and_then(|l| l.as_tuple()) {
+            Some([_, id, _]) => match id.scalar_value() {
+                Some(Scalar::U32(k)) => Ok(k),
+                _ => Err(Error::internal("context without a u32 request id")),
+            },
+            _ => Err(Error::internal("channel context is not a tuple")),
+        }
+    };
+    match inst.opcode {
+        Opcode::Recv => {
+            let data_shape = match inst.shape.as_tuple() {
+                Some([d, _, _]) => d,
+                _ => return Err(Error::internal("recv shape")),
+            };
+            let id = chans.recv(replica, channel)?;
+            // The buffer's contents are undefined until recv-done; xla-spec shows zeros.
+            Ok(context(Literal::zeros(data_shape), id))
+        }
+        Opcode::Send => {
+            let data = ops
+                .first()
+                .ok_or_else(|| Error::internal("send without data"))?;
+            let id = chans.send(replica, channel, data)?;
+            Ok(context((*data).clone(), id))
+        }
+        Opcode::SendDone => {
+            chans.done(replica, channel, request_id()?, true)?;
+            Ok(Literal::Token)
+        }
+        _ => {
+            let data = chans
+                .done(replica, channel, request_id()?, false)?
+                .ok_or_else(|| Error::internal("recv-done without data"))?;
+            Ok(Literal::Tuple(vec![data, Literal::Token]))
+        }
+    }
+}
+
+/// Array leaves of a shape, in order (tokens have no buffer).
+fn array_leaves(s: &Shape, out: &mut Vec<ArrayShape>) {
+    match s {
+        Shape::Array(a) => out.push(a.clone()),
+        Shape::Tuple(t) => t.iter().for_each(|e| array_leaves(e, out)),
+        Shape::Token => {}
+    }
+}
+
+fn literal_leaves<'l>(l: &'l Literal, out: &mut Vec<&'l Array>) {
+    match l {
+        Literal::Array(a) => out.push(a),
+        Literal::Tuple(t) => t.iter().for_each(|e| literal_leaves(e, out)),
+        Literal::Token => {}
+    }
+}
+
+/// Rebuilds a value of `shape` from its array leaves, in order.
+fn rebuild(shape: &Shape, leaves: &mut impl Iterator<Item = Array>) -> Result<Literal> {
+    Ok(match shape {
+        Shape::Array(_) => Literal::Array(
+            leaves
+                .next()
+                .ok_or_else(|| Error::internal("custom-call result leaves"))?,
+        ),
+        Shape::Tuple(t) => Literal::Tuple(
+            t.iter()
+                .map(|e| rebuild(e, leaves))
+                .collect::<Result<_>>()?,
+        ),
+        Shape::Token => Literal::Token,
+    })
+}
+
+fn custom_call(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+    let target = inst.attrs.str("custom_call_target").unwrap_or("");
+    let f = ev.ctx.options.custom_calls.get(target).ok_or_else(|| {
+        Error::runtime(format!(
+            "custom-call target `{target}` is not registered (register it in RunOptions::custom_calls)"
+        ))
+        .with_rule("custom-call.unknown_target")
+    })?;
+    // Operand layouts: operand_layout_constraints when given, else each value's own layout.
+    let constraints = operand_layouts(inst)?;
+    let mut ins = vec![];
+    for (i, op) in ops.iter().enumerate() {
+        let mut arrays = vec![];
+        literal_leaves(op, &mut arrays);
+        let mut wanted = vec![];
+        if let Some(c) = constraints.as_ref().and_then(|c| c.get(i)) {
+            array_leaves(c, &mut wanted);
+        }
+        for (k, a) in arrays.into_iter().enumerate() {
+            let layout = wanted
+                .get(k)
+                .and_then(|s| s.layout.clone())
+                .unwrap_or_else(|| a.shape.layout_or_default());
+            let data = a.to_buffer(Some(&layout))?;
+            ins.push(CustomCallBuffer {
+                shape: a.shape.clone().with_layout(layout),
+                data,
+            });
+        }
+    }
+    let mut leaves = vec![];
+    array_leaves(&inst.shape, &mut leaves);
+    let mut outs: Vec<CustomCallBuffer> = leaves
+        .into_iter()
+        .map(|s| {
+            let layout = s.layout_or_default();
+            let n = layout.buffer_len(&s.dims) as usize;
+            CustomCallBuffer {
+                data: ArrayData::zeros(s.ty, n),
+                shape: s.with_layout(layout),
+            }
+        })
+        .collect();
+    f(&mut outs, &ins)?;
+    let arrays = outs
+        .into_iter()
+        .map(|b| {
+            Array::from_buffer(b.shape, &b.data).map_err(|e| {
+                contract(
+                    target,
+                    format!("it left an output buffer malformed: {}", e.message),
+                )
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    rebuild(&inst.shape, &mut arrays.into_iter())
 }
