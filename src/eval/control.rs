@@ -24,7 +24,8 @@ use crate::hlo::opcode::Opcode;
 use crate::literal::{Array, ArrayData, Literal, Scalar};
 use crate::shape::{ArrayShape, Shape};
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// One array as a custom-call target sees it: its shape (with the layout it is laid out in) and
 /// its elements as a linear buffer in that layout, padding included.
@@ -193,10 +194,59 @@ pub fn layout_constraint_count(inst: &Instruction) -> Result<Option<usize>> {
     Ok(operand_layouts(inst)?.map(|v| v.len()))
 }
 
-/// Channels for send/recv. Shared by the replicas of a run; each transfer belongs to one replica.
+/// The `{source, target}` replica pairs of a send or recv, from the frontend attribute
+/// `_xla_send_recv_source_target_pairs="{{0,1},{1,0}}"` XLA uses for send/recv between
+/// replicas; `None` when the attribute is absent (the channel stays within each replica).
+pub fn source_target_pairs(inst: &Instruction) -> Result<Option<Vec<(i64, i64)>>> {
+    const KEY: &str = "_xla_send_recv_source_target_pairs";
+    let Some(AttrValue::Opaque(text)) = inst.attrs.get("frontend_attributes") else {
+        return Ok(None);
+    };
+    let Some(at) = text.find(KEY) else {
+        return Ok(None);
+    };
+    let rest = &text[at + KEY.len()..];
+    let bad = || {
+        Error::invalid(
+            "channel.source_target_pairs",
+            format!("{KEY} must be a string of pairs such as \"{{{{0,1}},{{1,0}}}}\""),
+        )
+    };
+    let body = rest
+        .trim_start()
+        .strip_prefix('=')
+        .map(str::trim_start)
+        .and_then(|r| r.strip_prefix('"'))
+        .and_then(|r| r.split('"').next())
+        .ok_or_else(bad)?;
+    let mut pairs = vec![];
+    for group in body.split('}') {
+        let nums: Vec<&str> = group
+            .split(|c: char| c == '{' || c == ',' || c.is_whitespace())
+            .filter(|p| !p.is_empty())
+            .collect();
+        match nums.as_slice() {
+            [] => {}
+            [a, b] => pairs.push((
+                a.parse::<i64>().map_err(|_| bad())?,
+                b.parse::<i64>().map_err(|_| bad())?,
+            )),
+            _ => return Err(bad()),
+        }
+    }
+    Ok(Some(pairs))
+}
+
+/// How long one wait sleeps before it looks at the run's abort flag again.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Channels for send/recv, shared by the replicas of a run. Each transfer belongs to one
+/// replica; a send delivers into a receive posted by its target replica (itself unless the op
+/// names source-target pairs).
 #[derive(Default)]
 pub struct Channels {
     state: Mutex<ChannelState>,
+    changed: Condvar,
 }
 
 #[derive(Default)]
@@ -211,9 +261,17 @@ struct Transfer {
     is_send: bool,
     channel: i64,
     replica: usize,
+    /// For a recv: the replica whose send delivers into it.
+    peer: usize,
     /// For a recv: the delivered data, once a send has matched it.
     data: Option<Literal>,
     done: bool,
+}
+
+/// What a blocked channel op may wait for: peers, until the run's rendezvous timeout.
+struct Wait<'a> {
+    timeout: Duration,
+    aborted: &'a dyn Fn() -> bool,
 }
 
 fn deadlock(msg: String) -> Error {
@@ -221,7 +279,7 @@ fn deadlock(msg: String) -> Error {
 }
 
 impl Channels {
-    fn lock(&self) -> Result<std::sync::MutexGuard<'_, ChannelState>> {
+    fn lock(&self) -> Result<MutexGuard<'_, ChannelState>> {
         self.state
             .lock()
             .map_err(|_| Error::internal("channel table lock poisoned"))
@@ -236,8 +294,59 @@ impl Channels {
         Ok(id)
     }
 
-    /// `recv`: posts a receive buffer on `channel` and returns its request id.
-    pub fn recv(&self, replica: usize, channel: i64) -> Result<u32> {
+    /// Blocks until `ready` holds. A condition only this replica could make true fails at once
+    /// (its schedule is sequential, so nothing else will); one a peer replica must make true
+    /// fails after the rendezvous timeout.
+    fn wait_until<'g>(
+        &'g self,
+        mut st: MutexGuard<'g, ChannelState>,
+        self_only: bool,
+        wait: &Wait,
+        mut ready: impl FnMut(&mut ChannelState) -> bool,
+        what: impl Fn() -> String,
+    ) -> Result<MutexGuard<'g, ChannelState>> {
+        let start = Instant::now();
+        loop {
+            if ready(&mut st) {
+                return Ok(st);
+            }
+            if self_only {
+                return Err(deadlock(format!(
+                    "{}, and this replica's sequential schedule reaches it later or never, so the program deadlocks",
+                    what()
+                )));
+            }
+            if (wait.aborted)() {
+                return Err(Error::runtime(
+                    "another replica failed while this one waited on a channel",
+                )
+                .with_rule("collective.aborted"));
+            }
+            if start.elapsed() >= wait.timeout {
+                return Err(deadlock(format!(
+                    "{}, and no peer did so within the rendezvous timeout of {:?}: the replicas' schedules form a cycle (deadlock)",
+                    what(),
+                    wait.timeout
+                )));
+            }
+            st = self
+                .changed
+                .wait_timeout(st, POLL)
+                .map_err(|_| Error::internal("channel table lock poisoned"))?
+                .0;
+        }
+    }
+
+    /// `recv`: posts a receive buffer on `channel`, to be filled by replica `source`'s send, and
+    /// returns its request id. With no source (no pair targets this replica) the receive
+    /// completes at once with `zeros`, as a collective-permute does.
+    fn recv(
+        &self,
+        replica: usize,
+        channel: i64,
+        source: Option<usize>,
+        zeros: Literal,
+    ) -> Result<u32> {
         let mut st = self.lock()?;
         let id = Self::new_transfer(
             &mut st,
@@ -245,58 +354,85 @@ impl Channels {
                 is_send: false,
                 channel,
                 replica,
-                data: None,
+                peer: source.unwrap_or(replica),
+                data: source.is_none().then_some(zeros),
                 done: false,
             },
         )?;
-        st.posted
-            .entry((replica, channel))
-            .or_default()
-            .push_back(id);
+        if source.is_some() {
+            st.posted
+                .entry((replica, channel))
+                .or_default()
+                .push_back(id);
+        }
+        self.changed.notify_all();
         Ok(id)
     }
 
-    /// `send`: delivers `data` into the oldest receive posted on `channel`.
-    pub fn send(&self, replica: usize, channel: i64, data: &Literal) -> Result<u32> {
+    /// `send`: delivers `data` into the oldest receive that replica `target` posted on
+    /// `channel`, waiting for one (Recv happens before Send). With no target (this replica is no
+    /// source of a pair) nothing is sent.
+    fn send(
+        &self,
+        replica: usize,
+        channel: i64,
+        target: Option<usize>,
+        data: &Literal,
+        wait: &Wait,
+    ) -> Result<u32> {
         let mut st = self.lock()?;
-        let recv_id = st
-            .posted
-            .get_mut(&(replica, channel))
-            .and_then(|q| q.pop_front())
-            .ok_or_else(|| {
-                deadlock(format!(
-                    "send on channel {channel} found no posted recv: a send waits for its recv (Recv happens before Send), and this schedule reaches the recv later or never, so it deadlocks"
-                ))
-            })?;
-        if let Some(r) = st.transfers.get_mut(&recv_id) {
-            r.data = Some(data.clone());
+        if let Some(t) = target {
+            let mut recv_id = None;
+            st = self.wait_until(
+                st,
+                t == replica,
+                wait,
+                |st| {
+                    recv_id = st.posted.get_mut(&(t, channel)).and_then(|q| q.pop_front());
+                    recv_id.is_some()
+                },
+                || {
+                    format!(
+                        "send on channel {channel} waits for replica {t} to post its recv (Recv happens before Send)"
+                    )
+                },
+            )?;
+            if let Some(r) = recv_id.and_then(|id| st.transfers.get_mut(&id)) {
+                r.data = Some(data.clone());
+            }
         }
-        Self::new_transfer(
+        let id = Self::new_transfer(
             &mut st,
             Transfer {
                 is_send: true,
                 channel,
                 replica,
+                peer: target.unwrap_or(replica),
                 data: None,
                 done: false,
             },
-        )
+        )?;
+        self.changed.notify_all();
+        Ok(id)
     }
 
-    /// `send-done` / `recv-done`: completes request `id`; for a recv, returns the data.
+    /// `send-done` / `recv-done`: completes request `id`; for a recv, waits for the data (Send
+    /// happens before RecvDone) and returns it.
     fn done(
         &self,
         replica: usize,
         channel: i64,
         id: u32,
         is_send: bool,
+        wait: &Wait,
     ) -> Result<Option<Literal>> {
         let op = if is_send { "send-done" } else { "recv-done" };
         let mut st = self.lock()?;
-        let t = st
+        let (peer, t_channel, done) = st
             .transfers
-            .get_mut(&id)
+            .get(&id)
             .filter(|t| t.replica == replica && t.is_send == is_send)
+            .map(|t| (t.peer, t.channel, t.done))
             .ok_or_else(|| {
                 Error::runtime(format!(
                     "{op}: its operand is not the context of a {} of this run",
@@ -304,24 +440,35 @@ impl Channels {
                 ))
                 .with_rule("channel.context")
             })?;
-        if t.channel != channel {
+        if t_channel != channel {
             return Err(Error::runtime(format!(
-                "{op} on channel {channel} completes a transfer of channel {}",
-                t.channel
+                "{op} on channel {channel} completes a transfer of channel {t_channel}"
             ))
             .with_rule("channel.same_channel"));
         }
-        if t.done {
+        if done {
             return Err(Error::runtime(format!(
                 "{op}: this transfer on channel {channel} was already completed"
             ))
             .with_rule("channel.done_once"));
         }
-        if !is_send && t.data.is_none() {
-            return Err(deadlock(format!(
-                "recv-done on channel {channel} runs before any send delivered to it: it waits for the send (Send happens before RecvDone), and this schedule reaches the send later or never, so it deadlocks"
-            )));
+        if !is_send {
+            st = self.wait_until(
+                st,
+                peer == replica,
+                wait,
+                |st| st.transfers.get(&id).is_some_and(|t| t.data.is_some()),
+                || {
+                    format!(
+                        "recv-done on channel {channel} waits for replica {peer}'s send (Send happens before RecvDone)"
+                    )
+                },
+            )?;
         }
+        let t = st
+            .transfers
+            .get_mut(&id)
+            .ok_or_else(|| Error::internal("transfer vanished"))?;
         t.done = true;
         Ok(t.data.take())
     }
@@ -454,6 +601,23 @@ fn channel_op(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Li
         .ok_or_else(|| Error::internal("channel op without channel_id"))?;
     let replica = ev.ctx.replica_id;
     let chans = &ev.ctx.shared.channels;
+    let hub = &ev.ctx.shared.collectives;
+    let aborted = || hub.is_aborted();
+    let wait = Wait {
+        timeout: ev.ctx.options.rendezvous_timeout,
+        aborted: &aborted,
+    };
+    let pairs = source_target_pairs(inst)?;
+    // The peer of this replica in the pairs; without pairs the channel stays in the replica.
+    let peer = |from_source: bool| -> Option<usize> {
+        match &pairs {
+            None => Some(replica),
+            Some(ps) => ps.iter().find_map(|&(s, t)| {
+                let (me, other) = if from_source { (s, t) } else { (t, s) };
+                (me as usize == replica).then_some(other as usize)
+            }),
+        }
+    };
     let context =
         |data: Literal, id: u32| Literal::Tuple(vec![data, Literal::scalar(id), Literal::Token]);
     let request_id = || -> Result<u32> {
@@ -471,7 +635,7 @@ fn channel_op(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Li
                 Some([d, _, _]) => d,
                 _ => return Err(Error::internal("recv shape")),
             };
-            let id = chans.recv(replica, channel)?;
+            let id = chans.recv(replica, channel, peer(false), Literal::zeros(data_shape))?;
             // The buffer's contents are undefined until recv-done; xla-spec shows zeros.
             Ok(context(Literal::zeros(data_shape), id))
         }
@@ -479,16 +643,16 @@ fn channel_op(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Li
             let data = ops
                 .first()
                 .ok_or_else(|| Error::internal("send without data"))?;
-            let id = chans.send(replica, channel, data)?;
+            let id = chans.send(replica, channel, peer(true), data, &wait)?;
             Ok(context((*data).clone(), id))
         }
         Opcode::SendDone => {
-            chans.done(replica, channel, request_id()?, true)?;
+            chans.done(replica, channel, request_id()?, true, &wait)?;
             Ok(Literal::Token)
         }
         _ => {
             let data = chans
-                .done(replica, channel, request_id()?, false)?
+                .done(replica, channel, request_id()?, false, &wait)?
                 .ok_or_else(|| Error::internal("recv-done without data"))?;
             Ok(Literal::Tuple(vec![data, Literal::Token]))
         }
@@ -791,6 +955,47 @@ mod tests {
             err_rule(t, &["f32[] 1"], &RunOptions::default()),
             "channel.deadlock"
         );
+    }
+
+    fn replicated(
+        text: &str,
+        args: Vec<Vec<Literal>>,
+        opts: &RunOptions,
+    ) -> crate::error::Result<Vec<String>> {
+        let m = parse_and_verify(text)?;
+        crate::eval::run_replicated(&m, args, opts)
+            .map(|outs| outs.iter().map(|o| o.result.to_string()).collect())
+    }
+
+    const PAIRS: &str =
+        "frontend_attributes={_xla_send_recv_source_target_pairs=\"{{0,1},{1,0}}\"}";
+
+    #[test]
+    fn replicas_exchange_through_a_channel() {
+        // Each replica posts its recv first, then sends to the other: a valid schedule.
+        let t = format!(
+            "HloModule m, replica_count=2\nENTRY e {{\n x = f32[] parameter(0)\n t = token[] after-all()\n r = (f32[], u32[], token[]) recv(t), channel_id=1, {PAIRS}\n s = (f32[], u32[], token[]) send(x, t), channel_id=1, {PAIRS}\n rd = (f32[], token[]) recv-done(r), channel_id=1\n sd = token[] send-done(s), channel_id=1\n ROOT v = f32[] get-tuple-element(rd), index=0\n}}\n"
+        );
+        let args = vec![vec![lit("f32[] 10")], vec![lit("f32[] 20")]];
+        assert_eq!(
+            replicated(&t, args, &RunOptions::default()).unwrap(),
+            ["f32[] 20", "f32[] 10"]
+        );
+    }
+
+    #[test]
+    fn a_cross_replica_cycle_times_out() {
+        // Each replica waits in recv-done for the other's send, which comes after it.
+        let t = format!(
+            "HloModule m, replica_count=2\nENTRY e {{\n x = f32[] parameter(0)\n t = token[] after-all()\n r = (f32[], u32[], token[]) recv(t), channel_id=1, {PAIRS}\n rd = (f32[], token[]) recv-done(r), channel_id=1\n s = (f32[], u32[], token[]) send(x, t), channel_id=1, {PAIRS}\n sd = token[] send-done(s), channel_id=1\n ROOT v = f32[] get-tuple-element(rd), index=0\n}}\n"
+        );
+        let args = vec![vec![lit("f32[] 10")], vec![lit("f32[] 20")]];
+        let opts = RunOptions {
+            rendezvous_timeout: std::time::Duration::from_millis(200),
+            ..RunOptions::default()
+        };
+        let e = replicated(&t, args, &opts).unwrap_err();
+        assert_eq!(e.rule.as_deref(), Some("channel.deadlock"), "{e}");
     }
 
     #[test]

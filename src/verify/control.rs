@@ -79,12 +79,14 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
         Send => {
             ctx.arity(2)?;
             channel_id(ctx)?;
+            check_pairs(ctx)?;
             token_operand(ctx, 1)?;
             Ok(context_shape(ctx.operands[0].clone()))
         }
         Recv => {
             ctx.arity(1)?;
             channel_id(ctx)?;
+            check_pairs(ctx)?;
             token_operand(ctx, 0)?;
             let d = ctx.declared_required()?;
             match d.as_tuple() {
@@ -134,6 +136,31 @@ fn channel_id(ctx: &Ctx) -> Result<i64> {
             format!("`{}` needs a channel_id", ctx.op()),
         )),
     }
+}
+
+/// `_xla_send_recv_source_target_pairs`: replica ids in range, each a source at most once and a
+/// target at most once.
+fn check_pairs(ctx: &Ctx) -> Result<()> {
+    let Some(pairs) = crate::eval::control::source_target_pairs(ctx.inst)? else {
+        return Ok(());
+    };
+    let n = ctx.replica_count;
+    let (mut sources, mut targets) = (vec![false; n as usize], vec![false; n as usize]);
+    for &(s, t) in &pairs {
+        ensure!(
+            (0..n).contains(&s) && (0..n).contains(&t),
+            "channel.source_target_pairs",
+            "pair {{{s},{t}}} names a replica outside 0..{n}"
+        );
+        ensure!(
+            !sources[s as usize] && !targets[t as usize],
+            "channel.source_target_pairs",
+            "each replica may be the source of one pair and the target of one pair; {{{s},{t}}} repeats one"
+        );
+        sources[s as usize] = true;
+        targets[t as usize] = true;
+    }
+    Ok(())
 }
 
 fn token_operand(ctx: &Ctx, i: usize) -> Result<()> {
