@@ -23,23 +23,41 @@ use xla_spec::literal::{Array, ArrayData, C128, Literal};
 pub fn trials() -> Vec<Trial> {
     vec![
         trial("cholesky_reconstructs", 60, cholesky_reconstructs),
-        trial("triangular_solve_satisfies_system", 60, triangular_solve_satisfies_system),
+        trial(
+            "triangular_solve_satisfies_system",
+            60,
+            triangular_solve_satisfies_system,
+        ),
         trial("fft_matches_naive_dft", 60, fft_matches_naive_dft),
         trial("fft_ifft_identity", 60, fft_ifft_identity),
         trial("parseval", 60, parseval),
         trial("rfft_irfft_round_trip", 60, rfft_irfft_round_trip),
-        trial("batch_norm_inference_equals_training", 60, batch_norm_inference_equals_training),
+        trial(
+            "batch_norm_inference_equals_training",
+            60,
+            batch_norm_inference_equals_training,
+        ),
         trial("philox_word_layout", 60, philox_word_layout),
-        Trial::test("prop::numerics::rng_uniform_ks", || rng_uniform_ks().map_err(Failed::from)),
-        Trial::test("prop::numerics::rng_normal_moments", || rng_normal_moments().map_err(Failed::from)),
+        Trial::test("prop::numerics::rng_uniform_ks", || {
+            rng_uniform_ks().map_err(Failed::from)
+        }),
+        Trial::test("prop::numerics::rng_normal_moments", || {
+            rng_normal_moments().map_err(Failed::from)
+        }),
     ]
 }
 
 fn trial(name: &str, cases: u32, f: fn(u64) -> Result<(), String>) -> Trial {
     Trial::test(format!("prop::numerics::{name}"), move || {
-        let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
+        let mut runner = TestRunner::new(Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        });
         runner
-            .run(&any::<u64>(), |seed| f(seed).map_err(|m| TestCaseError::fail(format!("seed {seed}: {m}"))))
+            .run(&any::<u64>(), |seed| {
+                f(seed).map_err(|m| TestCaseError::fail(format!("seed {seed}: {m}")))
+            })
             .map_err(|e| Failed::from(e.to_string()))
     })
 }
@@ -67,7 +85,9 @@ impl Rng {
 
 fn run1(text: &str, args: Vec<Literal>) -> Result<Literal, String> {
     let m = parse_and_verify(text).map_err(|e| format!("{e}\n{text}"))?;
-    run(&m, args, &RunOptions::default()).map(|o| o.result).map_err(|e| e.to_string())
+    run(&m, args, &RunOptions::default())
+        .map(|o| o.result)
+        .map_err(|e| e.to_string())
 }
 
 fn f64s(l: &Literal) -> Result<Vec<f64>, String> {
@@ -95,8 +115,9 @@ fn close(got: C128, want: C128, tol: f64) -> bool {
 
 /// A random Hermitian positive definite n×n matrix M·Mᴴ + n·I.
 fn hpd(r: &mut Rng, n: usize, complex: bool) -> Vec<C128> {
-    let m: Vec<C128> =
-        (0..n * n).map(|_| C128::new(r.sym(), if complex { r.sym() } else { 0.0 })).collect();
+    let m: Vec<C128> = (0..n * n)
+        .map(|_| C128::new(r.sym(), if complex { r.sym() } else { 0.0 }))
+        .collect();
     let mut a = vec![C128::new(0.0, 0.0); n * n];
     for i in 0..n {
         for j in 0..n {
@@ -104,7 +125,11 @@ fn hpd(r: &mut Rng, n: usize, complex: bool) -> Vec<C128> {
             for k in 0..n {
                 s += m[i * n + k] * m[j * n + k].conj();
             }
-            a[i * n + j] = s + if i == j { C128::new(n as f64, 0.0) } else { C128::new(0.0, 0.0) };
+            a[i * n + j] = s + if i == j {
+                C128::new(n as f64, 0.0)
+            } else {
+                C128::new(0.0, 0.0)
+            };
         }
     }
     a
@@ -123,22 +148,33 @@ fn cholesky_reconstructs(seed: u64) -> Result<(), String> {
     let arg = if complex {
         c128_lit(vec![n as i64, n as i64], a.clone())
     } else {
-        Literal::vec(vec![n as i64, n as i64], a.iter().map(|c| c.re).collect()).map_err(|e| e.to_string())?
+        Literal::vec(vec![n as i64, n as i64], a.iter().map(|c| c.re).collect())
+            .map_err(|e| e.to_string())?
     };
     let f = c128s(&run1(&text, vec![arg])?)?;
     for i in 0..n {
         for j in 0..n {
             let other = if lower { j > i } else { j < i };
             if other && f[i * n + j] != C128::new(0.0, 0.0) {
-                return Err(format!("the other triangle holds {} at ({i},{j})", f[i * n + j]));
+                return Err(format!(
+                    "the other triangle holds {} at ({i},{j})",
+                    f[i * n + j]
+                ));
             }
             // lower: (L·Lᴴ)ij = Σ L[i][k]·conj(L[j][k]); upper: (Uᴴ·U)ij = Σ conj(U[k][i])·U[k][j].
             let mut s = C128::new(0.0, 0.0);
             for k in 0..n {
-                s += if lower { f[i * n + k] * f[j * n + k].conj() } else { f[k * n + i].conj() * f[k * n + j] };
+                s += if lower {
+                    f[i * n + k] * f[j * n + k].conj()
+                } else {
+                    f[k * n + i].conj() * f[k * n + j]
+                };
             }
             if !close(s, a[i * n + j], 1e-10 * n as f64 * n as f64) {
-                return Err(format!("n={n} lower={lower}: reconstruction {s} vs {} at ({i},{j})", a[i * n + j]));
+                return Err(format!(
+                    "n={n} lower={lower}: reconstruction {s} vs {} at ({i},{j})",
+                    a[i * n + j]
+                ));
             }
         }
     }
@@ -159,11 +195,17 @@ fn triangular_solve_satisfies_system(seed: u64) -> Result<(), String> {
         .map(|idx| {
             let (i, j) = (idx / m, idx % m);
             let im = if complex { r.sym() } else { 0.0 };
-            if i == j { C128::new(1.0 + r.unit(), im * 0.5) } else { C128::new(r.sym(), im) }
+            if i == j {
+                C128::new(1.0 + r.unit(), im * 0.5)
+            } else {
+                C128::new(r.sym(), im)
+            }
         })
         .collect();
     let (br, bc) = if left { (m, k) } else { (k, m) };
-    let b: Vec<C128> = (0..br * bc).map(|_| C128::new(r.sym(), if complex { r.sym() } else { 0.0 })).collect();
+    let b: Vec<C128> = (0..br * bc)
+        .map(|_| C128::new(r.sym(), if complex { r.sym() } else { 0.0 }))
+        .collect();
     let ty = if complex { "c128" } else { "f64" };
     let text = format!(
         "HloModule m\nENTRY e {{\n a = {ty}[{m},{m}] parameter(0)\n b = {ty}[{br},{bc}] parameter(1)\n ROOT x = {ty}[{br},{bc}] triangular-solve(a, b), left_side={left}, lower={lower}, unit_diagonal={unit}, transpose_a={tr}\n}}\n"
@@ -175,13 +217,23 @@ fn triangular_solve_satisfies_system(seed: u64) -> Result<(), String> {
             Literal::vec(dims, v.iter().map(|c| c.re).collect()).map_err(|e| e.to_string())
         }
     };
-    let x = c128s(&run1(&text, vec![lit(vec![m as i64, m as i64], &a)?, lit(vec![br as i64, bc as i64], &b)?])?)?;
+    let x = c128s(&run1(
+        &text,
+        vec![
+            lit(vec![m as i64, m as i64], &a)?,
+            lit(vec![br as i64, bc as i64], &b)?,
+        ],
+    )?)?;
     // op(triangle(a)) built independently of the implementation.
     let mut t = vec![C128::new(0.0, 0.0); m * m];
     for i in 0..m {
         for j in 0..m {
             if (lower && j <= i) || (!lower && j >= i) {
-                let v = if i == j && unit { C128::new(1.0, 0.0) } else { a[i * m + j] };
+                let v = if i == j && unit {
+                    C128::new(1.0, 0.0)
+                } else {
+                    a[i * m + j]
+                };
                 match tr {
                     "NO_TRANSPOSE" => t[i * m + j] = v,
                     "TRANSPOSE" => t[j * m + i] = v,
@@ -203,7 +255,10 @@ fn triangular_solve_satisfies_system(seed: u64) -> Result<(), String> {
                 }
             }
             if !close(s, b[i * bc + j], 1e-9) {
-                return Err(format!("left={left} lower={lower} unit={unit} {tr}: got {s}, want {}", b[i * bc + j]));
+                return Err(format!(
+                    "left={left} lower={lower} unit={unit} {tr}: got {s}, want {}",
+                    b[i * bc + j]
+                ));
             }
         }
     }
@@ -229,7 +284,14 @@ fn random_signal(r: &mut Rng, n: usize) -> Vec<C128> {
     (0..n).map(|_| C128::new(r.sym(), r.sym())).collect()
 }
 
-fn fft_module(kind: &str, ty_in: &str, ty_out: &str, dims_in: &str, dims_out: &str, len: &str) -> String {
+fn fft_module(
+    kind: &str,
+    ty_in: &str,
+    ty_out: &str,
+    dims_in: &str,
+    dims_out: &str,
+    len: &str,
+) -> String {
     format!(
         "HloModule m\nENTRY e {{\n x = {ty_in}[{dims_in}] parameter(0)\n ROOT y = {ty_out}[{dims_out}] fft(x), fft_type={kind}, fft_length={{{len}}}\n}}\n"
     )
@@ -241,10 +303,22 @@ fn fft_matches_naive_dft(seed: u64) -> Result<(), String> {
     let x = random_signal(&mut r, n);
     let inverse = r.below(2) == 0;
     let kind = if inverse { "IFFT" } else { "FFT" };
-    let text = fft_module(kind, "c128", "c128", &n.to_string(), &n.to_string(), &n.to_string());
+    let text = fft_module(
+        kind,
+        "c128",
+        "c128",
+        &n.to_string(),
+        &n.to_string(),
+        &n.to_string(),
+    );
     let got = c128s(&run1(&text, vec![c128_lit(vec![n as i64], x.clone())])?)?;
     let want = naive_dft(&x, inverse);
-    let norm: f64 = want.iter().map(|v| v.norm_sqr()).sum::<f64>().sqrt().max(1.0);
+    let norm: f64 = want
+        .iter()
+        .map(|v| v.norm_sqr())
+        .sum::<f64>()
+        .sqrt()
+        .max(1.0);
     for (k, (g, w)) in got.iter().zip(&want).enumerate() {
         if !close(*g, *w, 1e-12 * norm * (n as f64).log2().max(1.0)) {
             return Err(format!("{kind} n={n}: X[{k}] = {g}, naive {w}"));
@@ -259,11 +333,21 @@ fn fft_ifft_identity(seed: u64) -> Result<(), String> {
     let dims: Vec<usize> = (0..rank).map(|_| 1 + r.below(9)).collect();
     let total: usize = dims.iter().product();
     let x = random_signal(&mut r, total);
-    let d = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",");
+    let d = dims
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
     let text = format!(
         "HloModule m\nENTRY e {{\n x = c128[{d}] parameter(0)\n f = c128[{d}] fft(x), fft_type=FFT, fft_length={{{d}}}\n ROOT y = c128[{d}] fft(f), fft_type=IFFT, fft_length={{{d}}}\n}}\n"
     );
-    let got = c128s(&run1(&text, vec![c128_lit(dims.iter().map(|&v| v as i64).collect(), x.clone())])?)?;
+    let got = c128s(&run1(
+        &text,
+        vec![c128_lit(
+            dims.iter().map(|&v| v as i64).collect(),
+            x.clone(),
+        )],
+    )?)?;
     for (g, w) in got.iter().zip(&x) {
         if !close(*g, *w, 1e-12 * total as f64) {
             return Err(format!("dims {dims:?}: {g} vs {w}"));
@@ -276,7 +360,14 @@ fn parseval(seed: u64) -> Result<(), String> {
     let mut r = Rng(seed);
     let n = 1 + r.below(100);
     let x = random_signal(&mut r, n);
-    let text = fft_module("FFT", "c128", "c128", &n.to_string(), &n.to_string(), &n.to_string());
+    let text = fft_module(
+        "FFT",
+        "c128",
+        "c128",
+        &n.to_string(),
+        &n.to_string(),
+        &n.to_string(),
+    );
     let f = c128s(&run1(&text, vec![c128_lit(vec![n as i64], x.clone())])?)?;
     let ex: f64 = x.iter().map(|v| v.norm_sqr()).sum();
     let ef: f64 = f.iter().map(|v| v.norm_sqr()).sum::<f64>() / n as f64;
@@ -315,7 +406,11 @@ fn batch_norm_inference_equals_training(seed: u64) -> Result<(), String> {
     let x: Vec<f64> = (0..total).map(|_| 3.0 * r.sym()).collect();
     let scale: Vec<f64> = (0..nf).map(|_| r.sym()).collect();
     let offset: Vec<f64> = (0..nf).map(|_| r.sym()).collect();
-    let d = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",");
+    let d = dims
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
     let text = format!(
         "HloModule m\nENTRY e {{\n x = f64[{d}] parameter(0)\n s = f64[{nf}] parameter(1)\n o = f64[{nf}] parameter(2)\n t = (f64[{d}], f64[{nf}], f64[{nf}]) batch-norm-training(x, s, o), epsilon=0.001, feature_index={fi}\n y = f64[{d}] get-tuple-element(t), index=0\n mu = f64[{nf}] get-tuple-element(t), index=1\n var = f64[{nf}] get-tuple-element(t), index=2\n i = f64[{d}] batch-norm-inference(x, s, o, mu, var), epsilon=0.001, feature_index={fi}\n ROOT r = (f64[{d}], f64[{d}]) tuple(y, i)\n}}\n"
     );
@@ -347,18 +442,33 @@ fn philox_word_layout(seed: u64) -> Result<(), String> {
         2 * n,
         2 * n
     );
-    let out = run1(&text, vec![Literal::vec(vec![3], st.to_vec()).map_err(|e| e.to_string())?])?;
+    let out = run1(
+        &text,
+        vec![Literal::vec(vec![3], st.to_vec()).map_err(|e| e.to_string())?],
+    )?;
     let t = out.as_tuple().ok_or("expected a tuple")?;
-    let (a, b) = (t[0].as_tuple().ok_or("tuple")?, t[1].as_tuple().ok_or("tuple")?);
+    let (a, b) = (
+        t[0].as_tuple().ok_or("tuple")?,
+        t[1].as_tuple().ok_or("tuple")?,
+    );
     if a[0] != b[0] {
         return Err(format!("new states differ: {} vs {}", a[0], b[0]));
     }
-    let w32 = a[1].as_array().and_then(|x| x.typed::<u32>()).ok_or("u32 bits")?;
-    let w64 = b[1].as_array().and_then(|x| x.typed::<u64>()).ok_or("u64 bits")?;
+    let w32 = a[1]
+        .as_array()
+        .and_then(|x| x.typed::<u32>())
+        .ok_or("u32 bits")?;
+    let w64 = b[1]
+        .as_array()
+        .and_then(|x| x.typed::<u64>())
+        .ok_or("u64 bits")?;
     for j in 0..n {
         let want = w32[2 * j] as u64 | (w32[2 * j + 1] as u64) << 32;
         if w64[j] != want {
-            return Err(format!("element {j}: u64 {:#x} but u32 pair gives {want:#x}", w64[j]));
+            return Err(format!(
+                "element {j}: u64 {:#x} but u32 pair gives {want:#x}",
+                w64[j]
+            ));
         }
     }
     Ok(())
@@ -389,7 +499,9 @@ fn rng_uniform_ks() -> Result<(), String> {
             .enumerate()
             .map(|(i, &x)| {
                 let cdf = (x + 2.0) / 5.0;
-                (cdf - i as f64 / n as f64).abs().max(((i + 1) as f64 / n as f64 - cdf).abs())
+                (cdf - i as f64 / n as f64)
+                    .abs()
+                    .max(((i + 1) as f64 / n as f64 - cdf).abs())
             })
             .fold(0.0, f64::max);
         // Critical value at α = 0.001 is 1.95/√n.
@@ -405,11 +517,25 @@ fn rng_normal_moments() -> Result<(), String> {
     let v = sample("rng_normal", "f64", "1.5", "2", n)?;
     let mean = v.iter().sum::<f64>() / n as f64;
     let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
-    let skew = v.iter().map(|x| ((x - mean) / var.sqrt()).powi(3)).sum::<f64>() / n as f64;
-    let kurt = v.iter().map(|x| ((x - mean) / var.sqrt()).powi(4)).sum::<f64>() / n as f64;
+    let skew = v
+        .iter()
+        .map(|x| ((x - mean) / var.sqrt()).powi(3))
+        .sum::<f64>()
+        / n as f64;
+    let kurt = v
+        .iter()
+        .map(|x| ((x - mean) / var.sqrt()).powi(4))
+        .sum::<f64>()
+        / n as f64;
     // Bounds of about five standard errors for n = 10^5.
-    if (mean - 1.5).abs() > 0.035 || (var - 4.0).abs() > 0.1 || skew.abs() > 0.04 || (kurt - 3.0).abs() > 0.08 {
-        return Err(format!("mean {mean}, variance {var}, skewness {skew}, kurtosis {kurt}"));
+    if (mean - 1.5).abs() > 0.035
+        || (var - 4.0).abs() > 0.1
+        || skew.abs() > 0.04
+        || (kurt - 3.0).abs() > 0.08
+    {
+        return Err(format!(
+            "mean {mean}, variance {var}, skewness {skew}, kurtosis {kurt}"
+        ));
     }
     Ok(())
 }
