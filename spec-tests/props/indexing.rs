@@ -443,7 +443,7 @@ fn one_hot_case(seed: u64) -> Result<(), String> {
     let odims = if row == 0 { vec![m, d] } else { vec![d, m] };
     let explicit = r.chance(50);
     let idims = if explicit { vec![b, 1] } else { vec![b] };
-    let indices: Vec<i32> = (0..b).map(|_| r.range(-1, m as i64 + 1) as i32).collect();
+    let indices: Vec<i32> = (0..b).map(|_| r.range(-1, m + 1) as i32).collect();
     let operand: Vec<f32> = (0..m * d).map(|_| r.range(-8, 9) as f32).collect();
     let updates: Vec<f32> = (0..b * d).map(|_| r.range(-8, 9) as f32).collect();
     // The combiner is either recognised as add or interpreted (it adds, then adds zero).
