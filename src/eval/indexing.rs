@@ -283,14 +283,23 @@ pub fn gather(operand: &Array, indices: &Array, d: &GatherDims) -> Result<Array>
         )
         .collect();
 
-    let src = &operand.data;
-    let data = with_data!(src, v => {
-        let first = *v.first().ok_or_else(|| Error::internal("gather from an empty operand"))?;
-        let mut out = vec![first; total];
-        gather_rows(v, &mut out, &out_dims, &g_step, &o_step, &starts);
-        NativeType::into_data(out)
-    });
+    let data = with_data!(&operand.data, v => gather_typed(v, total, &out_dims, &g_step, &o_step, &starts));
     Array::from_data(shape, data)
+}
+
+fn gather_typed<T: NativeType>(
+    src: &[T],
+    total: usize,
+    dims: &[i64],
+    g_step: &[usize],
+    o_step: &[usize],
+    starts: &[usize],
+) -> ArrayData {
+    // Zeros, not a copy of some element: for the primitive types the allocator hands out zeroed
+    // pages lazily, so the result is touched once, by the (parallel) copy.
+    let mut out = vec![T::zero(); total];
+    gather_rows(src, &mut out, dims, g_step, o_step, starts);
+    T::into_data(out)
 }
 
 /// Fills `out` (row-major over `dims`) with `src[starts[g] + o]`, where `g` and `o` are the dot
