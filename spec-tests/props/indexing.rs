@@ -275,13 +275,15 @@ impl Dnums {
             })
             .collect()
     }
-    fn gather_attrs(&self) -> String {
-        let ops: Vec<usize> = self.pairs.iter().map(|p| p.0).collect();
-        let idx: Vec<usize> = self
-            .pairs
+    /// The operand-side and index-side batching dimension lists.
+    fn batching_lists(&self) -> (Vec<usize>, Vec<usize>) {
+        self.pairs
             .iter()
-            .map(|p| self.layout.dim_of_slot(p.1))
-            .collect();
+            .map(|&(o, slot)| (o, self.layout.dim_of_slot(slot)))
+            .unzip()
+    }
+    fn gather_attrs(&self) -> String {
+        let (ops, idx) = self.batching_lists();
         let sizes: Vec<usize> = self.wsize.iter().map(|&s| s as usize).collect();
         format!(
             "offset_dims={}, collapsed_slice_dims={}, start_index_map={}, operand_batching_dims={}, start_indices_batching_dims={}, index_vector_dim={}, slice_sizes={}",
@@ -295,12 +297,7 @@ impl Dnums {
         )
     }
     fn scatter_attrs(&self) -> String {
-        let ops: Vec<usize> = self.pairs.iter().map(|p| p.0).collect();
-        let idx: Vec<usize> = self
-            .pairs
-            .iter()
-            .map(|p| self.layout.dim_of_slot(p.1))
-            .collect();
+        let (ops, idx) = self.batching_lists();
         format!(
             "update_window_dims={}, inserted_window_dims={}, scatter_dims_to_operand_dims={}, input_batching_dims={}, scatter_indices_batching_dims={}, index_vector_dim={}",
             list(&self.window_pos),

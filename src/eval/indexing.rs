@@ -140,6 +140,26 @@ fn to_usize(dims: &[i64]) -> Vec<usize> {
     dims.iter().map(|&d| d.max(0) as usize).collect()
 }
 
+/// Paired batching dimensions must have equal actual sizes (the verifier checked the declared
+/// ones; only dynamic shapes can differ at run time).
+fn same_batch_sizes(
+    op: &str,
+    odims: &[i64],
+    idims: &[i64],
+    operand_side: &[i64],
+    index_side: &[i64],
+) -> Result<()> {
+    for (&o, &i) in operand_side.iter().zip(index_side) {
+        if odims.get(o as usize) != idims.get(i as usize) {
+            return Err(Error::runtime(format!(
+                "{op}: paired batching dimensions have different actual sizes"
+            ))
+            .with_rule(&format!("{op}.batching_dims_same_size")));
+        }
+    }
+    Ok(())
+}
+
 /// Rows of this many elements or more are worth a parallel split.
 const PAR_MIN_ELEMENTS: usize = 1 << 15;
 
@@ -203,18 +223,13 @@ pub fn gather(operand: &Array, indices: &Array, d: &GatherDims) -> Result<Array>
             .with_rule("gather.slice_size_in_range"));
         }
     }
-    for (&o, &i) in d
-        .operand_batching_dims
-        .iter()
-        .zip(&d.start_indices_batching_dims)
-    {
-        if odims.get(o as usize) != indices.dims().get(i as usize) {
-            return Err(Error::runtime(
-                "gather: paired batching dimensions have different actual sizes",
-            )
-            .with_rule("gather.batching_dims_same_size"));
-        }
-    }
+    same_batch_sizes(
+        "gather",
+        odims,
+        indices.dims(),
+        &d.operand_batching_dims,
+        &d.start_indices_batching_dims,
+    )?;
 
     // Output dimensions: offset dimensions take the remaining slice sizes, batch dimensions the
     // batch space, each in order.
@@ -453,18 +468,13 @@ pub fn scatter_plan(
         )
         .with_rule("scatter.scatter_dim_bound"));
     }
-    for (&o, &i) in d
-        .input_batching_dims
-        .iter()
-        .zip(&d.scatter_indices_batching_dims)
-    {
-        if odims.get(o as usize) != indices.dims().get(i as usize) {
-            return Err(Error::runtime(
-                "scatter: paired batching dimensions have different actual sizes",
-            )
-            .with_rule("scatter.batching_dims_same_size"));
-        }
-    }
+    same_batch_sizes(
+        "scatter",
+        odims,
+        indices.dims(),
+        &d.input_batching_dims,
+        &d.scatter_indices_batching_dims,
+    )?;
     // Window size along each operand dimension (1 for inserted and batching dimensions).
     let mut wsize = vec![1i64; rank];
     for (k, &od) in window_to_operand.iter().enumerate() {
