@@ -7,6 +7,9 @@
 //!   (Out -> G -> S -> clamp -> S_in + O_in), evaluated per element.
 //! - `scatter_replace_undone_by_gather`: a scatter whose windows do not overlap, with a combiner
 //!   returning the update, read back by the matching gather, gives the updates.
+//! - `scatter_add_matches_index_formula`: scatter-add (recognised or interpreted combiner) with
+//!   random indices, some outside, against the seed's formula applied update by update, skipping
+//!   every window that does not fit whole.
 //! - `scatter_add_is_one_hot_matmul`: row scatter-add equals operand + onehotᵀ · updates, with
 //!   the matmul as three loops (indices may repeat or fall outside and be skipped).
 
@@ -22,6 +25,7 @@ pub fn trials() -> Vec<Trial> {
         trial("gather_matches_index_formula", 2000, gather_case),
         trial("scatter_replace_undone_by_gather", 1500, scatter_undo_case),
         trial("scatter_add_is_one_hot_matmul", 1000, one_hot_case),
+        trial("scatter_add_matches_index_formula", 1500, scatter_add_case),
     ]
 }
 
@@ -494,6 +498,75 @@ fn one_hot_case(seed: u64) -> Result<(), String> {
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+fn scatter_add_case(seed: u64) -> Result<(), String> {
+    let mut r = Rng(seed);
+    let dn = Dnums::random(&mut r, false);
+    let idims = dn.layout.dims();
+    let hi = dn.odims.iter().max().copied().unwrap_or(1) + 2;
+    let n_idx: i64 = idims.iter().product();
+    let indices: Vec<i64> = (0..n_idx).map(|_| r.range(-2, hi)).collect();
+    let udims = dn.big_dims();
+    let n_op: i64 = dn.odims.iter().product();
+    let n_up: i64 = udims.iter().product();
+    let operand: Vec<i32> = (0..n_op as i32).map(|x| x * 1000).collect();
+    let updates: Vec<i32> = (0..n_up as i32).map(|x| x + 1).collect();
+    let combiner = if r.chance(50) {
+        "  x = s32[] parameter(0)\n  y = s32[] parameter(1)\n  ROOT s = s32[] add(y, x)\n"
+    } else {
+        "  x = s32[] parameter(0)\n  y = s32[] parameter(1)\n  one = s32[] constant(1)\n  z = s32[] multiply(y, one)\n  ROOT s = s32[] add(x, z)\n"
+    };
+    let hlo = format!(
+        "HloModule m\nsum {{\n{combiner}}}\nENTRY e {{\n  p = {} parameter(0)\n  i = {} parameter(1)\n  u = {} parameter(2)\n  ROOT s = scatter(p, i, u), {}, to_apply=sum\n}}\n",
+        shape("s32", &dn.odims),
+        shape("s64", &idims),
+        shape("s32", &udims),
+        dn.scatter_attrs()
+    );
+    let args = vec![
+        Literal::Array(
+            Array::from_vec(dn.odims.clone(), operand.clone()).map_err(|e| e.to_string())?,
+        ),
+        Literal::Array(Array::from_vec(idims.clone(), indices.clone()).map_err(|e| e.to_string())?),
+        Literal::Array(Array::from_vec(udims.clone(), updates.clone()).map_err(|e| e.to_string())?),
+    ];
+    let (got_dims, got) = s32_values(&run_module(&hlo, args)?)?;
+
+    // The oracle: every update index U, in order, through the seed's formula.
+    let mut want = operand.clone();
+    let window = dn.window_dims();
+    let scatter_positions: Vec<usize> = (0..udims.len())
+        .filter(|i| !dn.window_pos.contains(i))
+        .collect();
+    for u in all_indices(&udims) {
+        let g: Vec<i64> = scatter_positions.iter().map(|&p| u[p]).collect();
+        let mut start = vec![0i64; dn.odims.len()];
+        for (k, &d) in dn.to_operand.iter().enumerate() {
+            start[d] = indices[dn.layout.at(&g, k)];
+        }
+        for &(o, slot) in &dn.pairs {
+            start[o] = g[slot];
+        }
+        let fits =
+            (0..dn.odims.len()).all(|d| start[d] >= 0 && start[d] + dn.wsize[d] <= dn.odims[d]);
+        if !fits {
+            continue;
+        }
+        let mut target = start.clone();
+        for (k, &d) in window.iter().enumerate() {
+            target[d] += u[dn.window_pos[k]];
+        }
+        let at = linear(&dn.odims, &target);
+        want[at] = want[at].wrapping_add(updates[linear(&udims, &u)]);
+    }
+    if got_dims != dn.odims || got != want {
+        return Err(format!(
+            "got {got_dims:?} {got:?}, expected {:?} {want:?}\n{hlo}\nindices {indices:?}",
+            dn.odims
+        ));
     }
     Ok(())
 }
