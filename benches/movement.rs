@@ -1,24 +1,66 @@
-//! Criterion benchmarks for this op family. Each group measures a plain memory copy of the same
-//! bytes in the same run, as the yardstick the family's targets are stated against.
+//! Criterion benchmarks for the data-movement family. Each group measures a plain memory copy of
+//! the same bytes in the same run, as the yardstick the family's targets are stated against:
+//! transpose and pad of 2^24 f32 elements within 3× of that copy.
+//!
+//! Two levels are measured: the box-copy kernel alone (`kernel/*`) and the whole op through the
+//! evaluator (`op/*`, which adds argument handling and allocating the result).
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
+use xla_spec::Literal;
+use xla_spec::eval::movement::kernels::gather;
+use xla_spec::eval::{RunOptions, run};
+use xla_spec::hlo::parse_and_verify;
 
-fn copy_baseline(c: &mut Criterion) {
-    let n = 1usize << 24;
-    let src = vec![1.0f32; n];
+const N: usize = 1 << 12;
+
+fn movement(c: &mut Criterion) {
+    let n = N * N;
+    let src: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let mut dst = vec![0.0f32; n];
-    let mut g = c.benchmark_group("baseline");
+    let mut g = c.benchmark_group("movement_f32_2^24");
     g.throughput(Throughput::Bytes((n * 4) as u64));
     g.sample_size(10);
-    g.bench_function("memcpy_f32_2^24", |b| {
+    g.bench_function("baseline/memcpy", |b| {
         b.iter(|| {
             dst.copy_from_slice(black_box(&src));
             black_box(&dst);
         })
     });
+    g.bench_function("kernel/transpose", |b| {
+        b.iter(|| black_box(gather(black_box(&src), 0, &[1, N as isize], &[N, N], 0.0)))
+    });
+
+    let opts = RunOptions::default();
+    let arg = Literal::vec(vec![N as i64, N as i64], src.clone()).expect("argument");
+    let transpose = parse_and_verify(&format!(
+        "HloModule m\nENTRY e {{\n  p = f32[{N},{N}] parameter(0)\n  ROOT t = f32[{N},{N}] transpose(p), dimensions={{1,0}}\n}}\n"
+    ))
+    .expect("transpose module");
+    g.bench_function("op/transpose", |b| {
+        b.iter_batched(
+            || vec![arg.clone()],
+            |args| black_box(run(&transpose, args, &opts).expect("transpose runs")),
+            BatchSize::PerIteration,
+        )
+    });
+
+    // Pad a [N-1, N-1] array by one row and one column to [N, N] (2^24 result elements).
+    let m = N - 1;
+    let small = Literal::vec(vec![m as i64, m as i64], vec![1.0f32; m * m]).expect("argument");
+    let pad = parse_and_verify(&format!(
+        "HloModule m\nENTRY e {{\n  p = f32[{m},{m}] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[{N},{N}] pad(p, z), padding=0_1x1_0\n}}\n"
+    ))
+    .expect("pad module");
+    g.bench_function("op/pad", |b| {
+        b.iter_batched(
+            || vec![small.clone()],
+            |args| black_box(run(&pad, args, &opts).expect("pad runs")),
+            BatchSize::PerIteration,
+        )
+    });
     g.finish();
 }
 
-criterion_group!(benches, copy_baseline);
+criterion_group!(benches, movement);
 criterion_main!(benches);
