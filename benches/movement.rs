@@ -2,13 +2,15 @@
 //! the same bytes in the same run, as the yardstick the family's targets are stated against:
 //! transpose and pad of 2^24 f32 elements within 3× of that copy.
 //!
-//! Two levels are measured: the box-copy kernel alone (`kernel/*`) and the whole op through the
-//! evaluator (`op/*`, which adds argument handling and allocating the result).
+//! Three levels are measured: the box-copy kernel into an existing buffer (`kernel_into/*`,
+//! directly comparable with `baseline/memcpy`), the kernel into a fresh buffer (`kernel/*`), and
+//! the whole op through the evaluator (`op/*`). The last two pay for allocating and first
+//! touching 64 MiB, as `baseline/clone` (a copy into a fresh buffer) does.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use xla_spec::Literal;
-use xla_spec::eval::movement::kernels::gather;
+use xla_spec::eval::movement::kernels::{copy_box, gather};
 use xla_spec::eval::{RunOptions, run};
 use xla_spec::hlo::parse_and_verify;
 
@@ -27,8 +29,63 @@ fn movement(c: &mut Criterion) {
             black_box(&dst);
         })
     });
+    // The same copy into a freshly allocated buffer: what any op producing a new value pays.
+    g.bench_function("baseline/clone", |b| {
+        b.iter(|| black_box(black_box(&src).clone()))
+    });
     g.bench_function("kernel/transpose", |b| {
         b.iter(|| black_box(gather(black_box(&src), 0, &[1, N as isize], &[N, N], 0.0)))
+    });
+
+    // The kernels into an existing buffer, exactly comparable with the memcpy baseline.
+    let mut out = vec![0.0f32; n];
+    g.bench_function("kernel_into/transpose", |b| {
+        b.iter(|| {
+            copy_box(
+                black_box(&src),
+                0,
+                &[1, N as isize],
+                &mut out,
+                0,
+                &[N, 1],
+                &[N, N],
+            );
+            black_box(&out);
+        })
+    });
+    let m = N - 1;
+    let small_src = vec![1.0f32; m * m];
+    g.bench_function("kernel_into/pad", |b| {
+        b.iter(|| {
+            out.fill(0.0);
+            copy_box(
+                black_box(&small_src),
+                0,
+                &[m as isize, 1],
+                &mut out,
+                0,
+                &[N, 1],
+                &[m, m],
+            );
+            black_box(&out);
+        })
+    });
+
+    // Pad's kernel in a fresh buffer: fill, then copy an [N-1, N-1] array into [N, N].
+    g.bench_function("kernel/pad", |b| {
+        b.iter(|| {
+            let mut out = vec![0.0f32; n];
+            copy_box(
+                black_box(&small_src),
+                0,
+                &[m as isize, 1],
+                &mut out,
+                0,
+                &[N, 1],
+                &[m, m],
+            );
+            black_box(out)
+        })
     });
 
     let opts = RunOptions::default();
@@ -46,7 +103,6 @@ fn movement(c: &mut Criterion) {
     });
 
     // Pad a [N-1, N-1] array by one row and one column to [N, N] (2^24 result elements).
-    let m = N - 1;
     let small = Literal::vec(vec![m as i64, m as i64], vec![1.0f32; m * m]).expect("argument");
     let pad = parse_and_verify(&format!(
         "HloModule m\nENTRY e {{\n  p = f32[{m},{m}] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[{N},{N}] pad(p, z), padding=0_1x1_0\n}}\n"

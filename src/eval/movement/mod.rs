@@ -224,8 +224,11 @@ fn broadcast(ev: &Evaluator, inst: &Instruction, a: &Array) -> Result<Array> {
     for (i, &od) in map.iter().enumerate() {
         let od = od as usize;
         let n = a.dims()[i];
-        // A dynamic operand dimension carries its actual size to the output.
-        if op_dynamic.get(i).copied().unwrap_or(false) {
+        // A dynamic operand dimension carries its actual size to the output (unless it is a
+        // size-1 operand broadcast into a static dimension, which repeats as usual).
+        if op_dynamic.get(i).copied().unwrap_or(false)
+            && (n != 1 || decl.dynamic.get(od).copied().unwrap_or(false))
+        {
             dims[od] = n;
         }
         if n != 1 {
