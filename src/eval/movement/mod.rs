@@ -121,13 +121,8 @@ fn istrides(dims: &[i64]) -> Vec<isize> {
 /// A gather of `a` into a fresh array of `out` sizes (see `kernels::gather`).
 fn gather_array(a: &Array, off: isize, ss: &[isize], out: ArrayShape) -> Array {
     let dims = udims(&out.dims);
-    let data = map_data!(&a.data, v => {
-        // Any element works as the initial fill; an empty source means an empty result.
-        match v.first() {
-            Some(&f) => gather(v, off, ss, &dims, f),
-            None => Vec::new(),
-        }
-    });
+    // The initial fill is overwritten; zero lets the allocator hand out pre-zeroed pages.
+    let data = map_data!(&a.data, v => gather(v, off, ss, &dims, NativeType::zero()));
     Array { shape: out, data }
 }
 
