@@ -226,13 +226,6 @@ fn reshape(ctx: &Ctx) -> Result<Shape> {
         "movement.dynamic_result",
         "the operand {a} has a dynamic dimension, so the result must declare one too (got {out})"
     );
-    if let Some(k) = ctx.attrs().int("inferred_dimension") {
-        ensure!(
-            k >= 0 && (k as usize) < out.rank(),
-            "reshape.inferred_dimension_in_range",
-            "inferred_dimension={k} is out of range for {out}"
-        );
-    }
     Ok(Shape::Array(out.clone()))
 }
 
