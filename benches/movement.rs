@@ -88,35 +88,47 @@ fn movement(c: &mut Criterion) {
         })
     });
 
-    let opts = RunOptions::default();
+    // The whole ops through the evaluator (argument cloning is setup, not measured).
     let arg = Literal::vec(vec![N as i64, N as i64], src.clone()).expect("argument");
-    let transpose = parse_and_verify(&format!(
-        "HloModule m\nENTRY e {{\n  p = f32[{N},{N}] parameter(0)\n  ROOT t = f32[{N},{N}] transpose(p), dimensions={{1,0}}\n}}\n"
-    ))
-    .expect("transpose module");
-    g.bench_function("op/transpose", |b| {
-        b.iter_batched(
-            || vec![arg.clone()],
-            |args| black_box(run(&transpose, args, &opts).expect("transpose runs")),
-            BatchSize::PerIteration,
-        )
-    });
-
+    bench_op(
+        &mut g,
+        "op/transpose",
+        &format!(
+            "p = f32[{N},{N}] parameter(0)\n  ROOT t = f32[{N},{N}] transpose(p), dimensions={{1,0}}"
+        ),
+        &arg,
+    );
     // Pad a [N-1, N-1] array by one row and one column to [N, N] (2^24 result elements).
     let small = Literal::vec(vec![m as i64, m as i64], vec![1.0f32; m * m]).expect("argument");
-    let pad = parse_and_verify(&format!(
-        "HloModule m\nENTRY e {{\n  p = f32[{m},{m}] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[{N},{N}] pad(p, z), padding=0_1x1_0\n}}\n"
-    ))
-    .expect("pad module");
-    g.bench_function("op/pad", |b| {
-        b.iter_batched(
-            || vec![small.clone()],
-            |args| black_box(run(&pad, args, &opts).expect("pad runs")),
-            BatchSize::PerIteration,
-        )
-    });
+    bench_op(
+        &mut g,
+        "op/pad",
+        &format!(
+            "p = f32[{m},{m}] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[{N},{N}] pad(p, z), padding=0_1x1_0"
+        ),
+        &small,
+    );
     g.finish();
 }
 
 criterion_group!(benches, movement);
 criterion_main!(benches);
+
+/// Measures one ENTRY body (HLO instructions) run by the evaluator on one argument.
+fn bench_op(
+    g: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
+    name: &str,
+    body: &str,
+    arg: &Literal,
+) {
+    let module = parse_and_verify(&format!("HloModule m\nENTRY e {{\n  {body}\n}}\n"))
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let opts = RunOptions::default();
+    g.bench_function(name, |b| {
+        b.iter_batched(
+            || vec![arg.clone()],
+            |args| black_box(run(&module, args, &opts).expect("the op runs")),
+            BatchSize::PerIteration,
+        )
+    });
+}
