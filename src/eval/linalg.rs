@@ -92,7 +92,11 @@ impl DotDims {
 /// dilated size `(size-1)*rhs_dilate+1` moves over it in steps of `stride`. `None` when the padded
 /// base is negative (more cropped than there is) or the stride is not positive.
 pub fn window_output_size(n: i64, w: &WindowDim) -> Option<i64> {
-    let dilated = if n == 0 { 0 } else { (n - 1) * w.lhs_dilate + 1 };
+    let dilated = if n == 0 {
+        0
+    } else {
+        (n - 1) * w.lhs_dilate + 1
+    };
     let padded = dilated + w.pad_lo + w.pad_hi;
     if padded < 0 || w.stride <= 0 {
         return None;
@@ -115,7 +119,10 @@ pub fn conv_window(window: Option<&Window>, kernel_sizes: &[i64]) -> Window {
     match window {
         Some(w) => w.clone(),
         None => Window {
-            dims: kernel_sizes.iter().map(|&s| WindowDim::of_size(s)).collect(),
+            dims: kernel_sizes
+                .iter()
+                .map(|&s| WindowDim::of_size(s))
+                .collect(),
         },
     }
 }
@@ -238,7 +245,9 @@ impl Finish for f64 {
             ElementType::C64 => {
                 ArrayData::C64(v.into_iter().map(|x| C64::new(x as f32, 0.0)).collect())
             }
-            ElementType::C128 => ArrayData::C128(v.into_iter().map(|x| C128::new(x, 0.0)).collect()),
+            ElementType::C128 => {
+                ArrayData::C128(v.into_iter().map(|x| C128::new(x, 0.0)).collect())
+            }
             t => finish_int!(v, t, |x: f64| x as i64),
         }
     }
@@ -320,8 +329,10 @@ impl DotPlan {
     }
 
     pub fn flops(&self) -> f64 {
-        2.0 * (self.lhs_batch.len() * self.lhs_rows.len() * self.lhs_cols.len() * self.rhs_cols.len())
-            as f64
+        2.0 * (self.lhs_batch.len()
+            * self.lhs_rows.len()
+            * self.lhs_cols.len()
+            * self.rhs_cols.len()) as f64
     }
 }
 
@@ -380,9 +391,14 @@ pub fn fast_dot_with(
     fn pick<T: GemmElem>(kind: Option<KernelKind>) -> Result<MicroKernel<T>> {
         match kind {
             None => Ok(MicroKernel::best()),
-            Some(k) => T::kernel(k)
-                .filter(|_| k.available())
-                .ok_or_else(|| Error::runtime(format!("kernel {} is unavailable", k.name()))),
+            // A type without a vector kernel (integers) runs the portable one.
+            Some(k) if k.available() => T::kernel(k)
+                .or_else(|| T::kernel(KernelKind::Portable))
+                .ok_or_else(|| Error::internal("no portable kernel")),
+            Some(k) => Err(Error::runtime(format!(
+                "kernel {} is unavailable on this machine",
+                k.name()
+            ))),
         }
     }
     let (data, ran) = match acc_kind(lhs.ty(), rty) {
@@ -546,7 +562,9 @@ pub fn naive_dot(lhs: &Array, rhs: &Array, d: &DotDims, rty: ElementType) -> Res
         });
         out
     }
-    let data = oracle_dispatch!(lhs, rhs, rty, body, &ld, &rd, &out_dims, d, &lf, &rf, &csizes);
+    let data = oracle_dispatch!(
+        lhs, rhs, rty, body, &ld, &rd, &out_dims, d, &lf, &rf, &csizes
+    );
     Array::from_data(ArrayShape::new(rty, out_dims), data)
 }
 
@@ -633,9 +651,14 @@ pub fn fast_conv_with(
     fn pick<T: GemmElem>(kind: Option<KernelKind>) -> Result<MicroKernel<T>> {
         match kind {
             None => Ok(MicroKernel::best()),
-            Some(k) => T::kernel(k)
-                .filter(|_| k.available())
-                .ok_or_else(|| Error::runtime(format!("kernel {} is unavailable", k.name()))),
+            // A type without a vector kernel (integers) runs the portable one.
+            Some(k) if k.available() => T::kernel(k)
+                .or_else(|| T::kernel(KernelKind::Portable))
+                .ok_or_else(|| Error::internal("no portable kernel")),
+            Some(k) => Err(Error::runtime(format!(
+                "kernel {} is unavailable on this machine",
+                k.name()
+            ))),
         }
     }
     macro_rules! run {

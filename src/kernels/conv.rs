@@ -251,9 +251,7 @@ where
                         }
                     }
                 });
-            let bcols: Vec<usize> = (0..og)
-                .map(|o| (grp * og + o) * g.rhs_out_stride)
-                .collect();
+            let bcols: Vec<usize> = (0..og).map(|o| (grp * og + o) * g.rhs_out_stride).collect();
             let am = MatRef {
                 data: &a[..],
                 base: 0,

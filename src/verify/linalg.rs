@@ -55,7 +55,8 @@ fn result_type(ctx: &Ctx, op: &str, operand: ElementType) -> Result<ElementType>
         return Ok(operand);
     }
     let ok = if operand.is_integer() {
-        (declared.is_integer() && declared.bit_width() >= operand.bit_width()) || declared.is_float()
+        (declared.is_integer() && declared.bit_width() >= operand.bit_width())
+            || declared.is_float()
     } else if operand.is_float() {
         declared.is_float()
     } else {

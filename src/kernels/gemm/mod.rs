@@ -111,11 +111,15 @@ impl<T: GemmElem> MicroKernel<T> {
 
     /// Every kernel for `T` this machine can run, fastest first.
     pub fn available() -> Vec<MicroKernel<T>> {
-        [KernelKind::Avx512, KernelKind::Avx2Fma, KernelKind::Portable]
-            .into_iter()
-            .filter(|k| k.available())
-            .filter_map(T::kernel)
-            .collect()
+        [
+            KernelKind::Avx512,
+            KernelKind::Avx2Fma,
+            KernelKind::Portable,
+        ]
+        .into_iter()
+        .filter(|k| k.available())
+        .filter_map(T::kernel)
+        .collect()
     }
 
     fn portable() -> MicroKernel<T> {
@@ -316,7 +320,14 @@ where
                                 // SAFETY: the tile rows r..r+mr and columns j0..j0+nr lie inside
                                 // this block of C (row stride n); the panels hold kcb steps.
                                 unsafe {
-                                    f(kcb, ap, bp, cblock[r * n + j0..].as_mut_ptr(), n, accumulate)
+                                    f(
+                                        kcb,
+                                        ap,
+                                        bp,
+                                        cblock[r * n + j0..].as_mut_ptr(),
+                                        n,
+                                        accumulate,
+                                    )
                                 };
                             } else {
                                 // SAFETY: tmp is a full mr x nr tile with row stride nr.
@@ -353,14 +364,26 @@ mod tests {
 
     fn check_f32(kernel: &MicroKernel<f32>, m: usize, n: usize, k: usize) {
         let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
-        let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 11) as f32 - 5.0).collect();
+        let b: Vec<f32> = (0..k * n)
+            .map(|i| ((i * 104729) % 11) as f32 - 5.0)
+            .collect();
         let (ar, ac) = row_major_tables(m, k);
         let (br, bc) = row_major_tables(k, n);
         let mut c = vec![f32::NAN; m * n];
         let ran = gemm(
             kernel,
-            MatRef { data: &a, base: 0, rows: &ar, cols: &ac },
-            MatRef { data: &b, base: 0, rows: &br, cols: &bc },
+            MatRef {
+                data: &a,
+                base: 0,
+                rows: &ar,
+                cols: &ac,
+            },
+            MatRef {
+                data: &b,
+                base: 0,
+                rows: &br,
+                cols: &bc,
+            },
             |x| x,
             |x| x,
             &mut c,
@@ -370,7 +393,12 @@ mod tests {
         let want = naive(m, n, k, &a64, &b64);
         // Small integers: every partial sum is exact, so any order gives the same answer.
         for (i, (&g, &w)) in c.iter().zip(&want).enumerate() {
-            assert_eq!(g as f64, w, "kernel {} m={m} n={n} k={k} at {i}", ran.name());
+            assert_eq!(
+                g as f64,
+                w,
+                "kernel {} m={m} n={n} k={k} at {i}",
+                ran.name()
+            );
         }
     }
 
@@ -378,7 +406,13 @@ mod tests {
     fn every_available_f32_kernel_matches_naive() {
         for kern in MicroKernel::<f32>::available() {
             eprintln!("gemm f32 kernel that ran: {}", kern.kind.name());
-            for &(m, n, k) in &[(1, 1, 1), (13, 33, 7), (67, 65, 300), (300, 70, 3), (5, 1, 9)] {
+            for &(m, n, k) in &[
+                (1, 1, 1),
+                (13, 33, 7),
+                (67, 65, 300),
+                (300, 70, 3),
+                (5, 1, 9),
+            ] {
                 check_f32(&kern, m, n, k);
             }
         }
@@ -396,8 +430,18 @@ mod tests {
                 let mut c = vec![0.0; m * n];
                 gemm(
                     &kern,
-                    MatRef { data: &a, base: 0, rows: &ar, cols: &ac },
-                    MatRef { data: &b, base: 0, rows: &br, cols: &bc },
+                    MatRef {
+                        data: &a,
+                        base: 0,
+                        rows: &ar,
+                        cols: &ac,
+                    },
+                    MatRef {
+                        data: &b,
+                        base: 0,
+                        rows: &br,
+                        cols: &bc,
+                    },
                     |x| x,
                     |x| x,
                     &mut c,

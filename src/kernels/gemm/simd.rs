@@ -209,14 +209,54 @@ pub mod x86 {
         };
     }
 
-    simd_impl!(Avx2F32, f32, __m256, 8, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps,
-        _mm256_storeu_ps, _mm256_fmadd_ps, _mm256_add_ps);
-    simd_impl!(Avx2F64, f64, __m256d, 4, _mm256_setzero_pd, _mm256_set1_pd, _mm256_loadu_pd,
-        _mm256_storeu_pd, _mm256_fmadd_pd, _mm256_add_pd);
-    simd_impl!(Avx512F32, f32, __m512, 16, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps,
-        _mm512_storeu_ps, _mm512_fmadd_ps, _mm512_add_ps);
-    simd_impl!(Avx512F64, f64, __m512d, 8, _mm512_setzero_pd, _mm512_set1_pd, _mm512_loadu_pd,
-        _mm512_storeu_pd, _mm512_fmadd_pd, _mm512_add_pd);
+    simd_impl!(
+        Avx2F32,
+        f32,
+        __m256,
+        8,
+        _mm256_setzero_ps,
+        _mm256_set1_ps,
+        _mm256_loadu_ps,
+        _mm256_storeu_ps,
+        _mm256_fmadd_ps,
+        _mm256_add_ps
+    );
+    simd_impl!(
+        Avx2F64,
+        f64,
+        __m256d,
+        4,
+        _mm256_setzero_pd,
+        _mm256_set1_pd,
+        _mm256_loadu_pd,
+        _mm256_storeu_pd,
+        _mm256_fmadd_pd,
+        _mm256_add_pd
+    );
+    simd_impl!(
+        Avx512F32,
+        f32,
+        __m512,
+        16,
+        _mm512_setzero_ps,
+        _mm512_set1_ps,
+        _mm512_loadu_ps,
+        _mm512_storeu_ps,
+        _mm512_fmadd_ps,
+        _mm512_add_ps
+    );
+    simd_impl!(
+        Avx512F64,
+        f64,
+        __m512d,
+        8,
+        _mm512_setzero_pd,
+        _mm512_set1_pd,
+        _mm512_loadu_pd,
+        _mm512_storeu_pd,
+        _mm512_fmadd_pd,
+        _mm512_add_pd
+    );
 
     // Tile shapes: AVX2 has 16 vector registers (6x2 accumulators + 2 of B + 1 broadcast);
     // AVX-512 has 32 (12x2 accumulators + 2 of B + 1 broadcast, or the broadcast folded into the
@@ -229,25 +269,53 @@ pub mod x86 {
     /// # Safety
     /// AVX2 and FMA must be available; pointers as for `body`.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn avx2_f32(k: usize, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, acc: bool) {
+    pub unsafe fn avx2_f32(
+        k: usize,
+        a: *const f32,
+        b: *const f32,
+        c: *mut f32,
+        ldc: usize,
+        acc: bool,
+    ) {
         unsafe { body::<Avx2F32, AVX2_MR, AVX2_NV>(k, a, b, c, ldc, acc) }
     }
     /// # Safety
     /// As `avx2_f32`.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn avx2_f64(k: usize, a: *const f64, b: *const f64, c: *mut f64, ldc: usize, acc: bool) {
+    pub unsafe fn avx2_f64(
+        k: usize,
+        a: *const f64,
+        b: *const f64,
+        c: *mut f64,
+        ldc: usize,
+        acc: bool,
+    ) {
         unsafe { body::<Avx2F64, AVX2_MR, AVX2_NV>(k, a, b, c, ldc, acc) }
     }
     /// # Safety
     /// AVX-512F must be available; pointers as for `body`.
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn avx512_f32(k: usize, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, acc: bool) {
+    pub unsafe fn avx512_f32(
+        k: usize,
+        a: *const f32,
+        b: *const f32,
+        c: *mut f32,
+        ldc: usize,
+        acc: bool,
+    ) {
         unsafe { body::<Avx512F32, AVX512_MR, AVX512_NV>(k, a, b, c, ldc, acc) }
     }
     /// # Safety
     /// As `avx512_f32`.
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn avx512_f64(k: usize, a: *const f64, b: *const f64, c: *mut f64, ldc: usize, acc: bool) {
+    pub unsafe fn avx512_f64(
+        k: usize,
+        a: *const f64,
+        b: *const f64,
+        c: *mut f64,
+        ldc: usize,
+        acc: bool,
+    ) {
         unsafe { body::<Avx512F64, AVX512_MR, AVX512_NV>(k, a, b, c, ldc, acc) }
     }
 }
