@@ -263,8 +263,15 @@ where
     let MicroKernel {
         mr, nr, kc, nc, f, ..
     } = *kernel;
-    // Balance row blocks over the threads: a multiple of the thread count, each at most MC.
-    let threads = rayon::current_num_threads().max(1);
+    // Small products run on the calling thread (batched dots parallelise over the batch
+    // instead); larger ones balance row blocks over the threads: a multiple of the thread count,
+    // each at most MC.
+    let small = m * n * k < (1 << 21);
+    let threads = if small {
+        1
+    } else {
+        rayon::current_num_threads().max(1)
+    };
     let blocks = m.div_ceil(kernel.mc).div_ceil(threads) * threads;
     let mc = m.div_ceil(blocks).div_ceil(mr) * mr;
     let mut bpack: Vec<T> = vec![];
@@ -275,74 +282,79 @@ where
             let kcb = kc.min(k - pc);
             bpack.clear();
             bpack.resize(npanels * nr * kcb, T::zero());
-            bpack
-                .par_chunks_mut(nr * kcb)
-                .enumerate()
-                .for_each(|(jp, panel)| {
-                    let j0 = jc + jp * nr;
-                    let w = nr.min(jc + ncb - j0);
-                    for p in 0..kcb {
-                        let dst = &mut panel[p * nr..p * nr + w];
-                        for (jj, d) in dst.iter_mut().enumerate() {
-                            *d = conv_b(b.at(pc + p, j0 + jj));
-                        }
+            let pack_b = |(jp, panel): (usize, &mut [T])| {
+                let j0 = jc + jp * nr;
+                let w = nr.min(jc + ncb - j0);
+                for p in 0..kcb {
+                    let dst = &mut panel[p * nr..p * nr + w];
+                    for (jj, d) in dst.iter_mut().enumerate() {
+                        *d = conv_b(b.at(pc + p, j0 + jj));
                     }
-                });
+                }
+            };
+            if small {
+                bpack.chunks_mut(nr * kcb).enumerate().for_each(pack_b);
+            } else {
+                bpack.par_chunks_mut(nr * kcb).enumerate().for_each(pack_b);
+            }
             let bpack = &bpack;
             let conv_a = &conv_a;
-            c.par_chunks_mut(mc * n)
-                .enumerate()
-                .for_each(|(ib, cblock)| {
-                    let i0 = ib * mc;
-                    let mcb = cblock.len() / n;
-                    let mpanels = mcb.div_ceil(mr);
-                    let mut apack = vec![T::zero(); mpanels * mr * kcb];
-                    for (ip, panel) in apack.chunks_mut(mr * kcb).enumerate() {
-                        let r0 = i0 + ip * mr;
-                        let h = mr.min(i0 + mcb - r0);
-                        for p in 0..kcb {
-                            for ii in 0..h {
-                                panel[p * mr + ii] = conv_a(a.at(r0 + ii, pc + p));
-                            }
+            let block = |(ib, cblock): (usize, &mut [T])| {
+                let i0 = ib * mc;
+                let mcb = cblock.len() / n;
+                let mpanels = mcb.div_ceil(mr);
+                let mut apack = vec![T::zero(); mpanels * mr * kcb];
+                for (ip, panel) in apack.chunks_mut(mr * kcb).enumerate() {
+                    let r0 = i0 + ip * mr;
+                    let h = mr.min(i0 + mcb - r0);
+                    for p in 0..kcb {
+                        for ii in 0..h {
+                            panel[p * mr + ii] = conv_a(a.at(r0 + ii, pc + p));
                         }
                     }
-                    let mut tmp = vec![T::zero(); mr * nr];
-                    let accumulate = pc > 0;
-                    for jp in 0..npanels {
-                        let j0 = jc + jp * nr;
-                        let w = nr.min(jc + ncb - j0);
-                        let bp = bpack[jp * nr * kcb..].as_ptr();
-                        for ip in 0..mpanels {
-                            let r = ip * mr;
-                            let h = mr.min(mcb - r);
-                            let ap = apack[ip * mr * kcb..].as_ptr();
-                            if h == mr && w == nr {
-                                // SAFETY: the tile rows r..r+mr and columns j0..j0+nr lie inside
-                                // this block of C (row stride n); the panels hold kcb steps.
-                                unsafe {
-                                    f(
-                                        kcb,
-                                        ap,
-                                        bp,
-                                        cblock[r * n + j0..].as_mut_ptr(),
-                                        n,
-                                        accumulate,
-                                    )
-                                };
-                            } else {
-                                // SAFETY: tmp is a full mr x nr tile with row stride nr.
-                                unsafe { f(kcb, ap, bp, tmp.as_mut_ptr(), nr, false) };
-                                for ii in 0..h {
-                                    let row = &mut cblock[(r + ii) * n + j0..(r + ii) * n + j0 + w];
-                                    let src = &tmp[ii * nr..ii * nr + w];
-                                    for (d, &s) in row.iter_mut().zip(src) {
-                                        *d = if accumulate { T::plus(*d, s) } else { s };
-                                    }
+                }
+                let mut tmp = vec![T::zero(); mr * nr];
+                let accumulate = pc > 0;
+                for jp in 0..npanels {
+                    let j0 = jc + jp * nr;
+                    let w = nr.min(jc + ncb - j0);
+                    let bp = bpack[jp * nr * kcb..].as_ptr();
+                    for ip in 0..mpanels {
+                        let r = ip * mr;
+                        let h = mr.min(mcb - r);
+                        let ap = apack[ip * mr * kcb..].as_ptr();
+                        if h == mr && w == nr {
+                            // SAFETY: the tile rows r..r+mr and columns j0..j0+nr lie inside
+                            // this block of C (row stride n); the panels hold kcb steps.
+                            unsafe {
+                                f(
+                                    kcb,
+                                    ap,
+                                    bp,
+                                    cblock[r * n + j0..].as_mut_ptr(),
+                                    n,
+                                    accumulate,
+                                )
+                            };
+                        } else {
+                            // SAFETY: tmp is a full mr x nr tile with row stride nr.
+                            unsafe { f(kcb, ap, bp, tmp.as_mut_ptr(), nr, false) };
+                            for ii in 0..h {
+                                let row = &mut cblock[(r + ii) * n + j0..(r + ii) * n + j0 + w];
+                                let src = &tmp[ii * nr..ii * nr + w];
+                                for (d, &s) in row.iter_mut().zip(src) {
+                                    *d = if accumulate { T::plus(*d, s) } else { s };
                                 }
                             }
                         }
                     }
-                });
+                }
+            };
+            if small {
+                c.chunks_mut(mc * n).enumerate().for_each(block);
+            } else {
+                c.par_chunks_mut(mc * n).enumerate().for_each(block);
+            }
         }
     }
     kernel.kind
