@@ -219,7 +219,7 @@ fn dot_case(r: &mut Rng, kind: KernelKind) -> Result<(), TestCaseError> {
     let nrf = range(r, 0, 2) as usize;
     // Sizes 1..=67, with the total work kept small for a debug build.
     let size = |r: &mut Rng| {
-        if r.rng().next_u32() % 3 == 0 {
+        if r.rng().next_u32().is_multiple_of(3) {
             range(r, 1, 67)
         } else {
             range(r, 1, 6)
@@ -307,7 +307,7 @@ fn conv_case(r: &mut Rng, kind: KernelKind) -> Result<(), TestCaseError> {
         output_spatial: op[2..].to_vec(),
     };
     let groups = range(r, 1, 3);
-    let batch_grouped = r.rng().next_u32() % 3 == 0;
+    let batch_grouped = r.rng().next_u32().is_multiple_of(3);
     let (fgc, bgc) = if batch_grouped {
         (1, groups)
     } else {
@@ -333,7 +333,7 @@ fn conv_case(r: &mut Rng, kind: KernelKind) -> Result<(), TestCaseError> {
         w.stride = range(r, 1, 3);
         w.lhs_dilate = range(r, 1, 3);
         w.rhs_dilate = range(r, 1, 3);
-        w.reversal = r.rng().next_u32() % 2 == 0;
+        w.reversal = r.rng().next_u32().is_multiple_of(2);
         w.pad_lo = range(r, -1, 3);
         w.pad_hi = range(r, -1, 3);
         let base = range(r, 1, big);

@@ -514,6 +514,8 @@ pub fn naive_dot(lhs: &Array, rhs: &Array, d: &DotDims, rty: ElementType) -> Res
         .chain(rf.iter().map(|&i| rd[i]))
         .collect();
     let csizes: Vec<usize> = d.lhs_contracting.iter().map(|&i| ld[i] as usize).collect();
+    // The oracle's loop nest reads every piece of the dimension numbers it needs directly.
+    #[allow(clippy::too_many_arguments)]
     fn body<A: OracleAcc>(
         l: &[A],
         r: &[A],

@@ -113,7 +113,7 @@ pub fn random_array(ty: ElementType, dims: Vec<i64>, seed: u64) -> Array {
 impl Case {
     pub fn describe(&self) -> String {
         match *self {
-            Case::Dot { ty, b, m, k, n } if b == 0 => format!("{ty}[{m},{k}] x [{k},{n}]"),
+            Case::Dot { ty, b: 0, m, k, n } => format!("{ty}[{m},{k}] x [{k},{n}]"),
             Case::Dot { ty, b, m, k, n } => format!("{ty}[{b},{m},{k}] x [{b},{k},{n}]"),
             Case::Conv {
                 ty,
