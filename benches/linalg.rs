@@ -34,6 +34,20 @@ fn kernels(c: &mut Criterion) {
     g.finish();
 }
 
+/// ndarray's `dot` (matrixmultiply) on `[m x k] * [k x n]` of small integer values.
+fn bench_ndarray<T>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    (m, k, n): (usize, usize, usize),
+) where
+    T: ndarray::LinalgScalar + From<i8>,
+{
+    let val = |x: usize| T::from((x % 11) as i8 - 5);
+    let a = ndarray::Array2::<T>::from_shape_fn((m, k), |(i, j)| val(i * 7 + j * 3));
+    let b = ndarray::Array2::<T>::from_shape_fn((k, n), |(i, j)| val(i * 5 + j));
+    g.bench_function(name, |bch| bch.iter(|| black_box(a.dot(&b))));
+}
+
 fn ndarray_peer(c: &mut Criterion) {
     let mut g = c.benchmark_group("ndarray_dot");
     g.sample_size(10);
@@ -42,29 +56,10 @@ fn ndarray_peer(c: &mut Criterion) {
             continue;
         };
         g.throughput(Throughput::Elements((m * k * n) as u64));
+        let dims = (m as usize, k as usize, n as usize);
         match ty {
-            xla_spec::ElementType::F32 => {
-                let a =
-                    ndarray::Array2::<f32>::from_shape_fn((m as usize, k as usize), |(i, j)| {
-                        ((i * 7 + j * 3) % 11) as f32 - 5.0
-                    });
-                let bm =
-                    ndarray::Array2::<f32>::from_shape_fn((k as usize, n as usize), |(i, j)| {
-                        ((i * 5 + j) % 13) as f32 - 6.0
-                    });
-                g.bench_function(name, |bch| bch.iter(|| black_box(a.dot(&bm))));
-            }
-            xla_spec::ElementType::F64 => {
-                let a =
-                    ndarray::Array2::<f64>::from_shape_fn((m as usize, k as usize), |(i, j)| {
-                        ((i * 7 + j * 3) % 11) as f64 - 5.0
-                    });
-                let bm =
-                    ndarray::Array2::<f64>::from_shape_fn((k as usize, n as usize), |(i, j)| {
-                        ((i * 5 + j) % 13) as f64 - 6.0
-                    });
-                g.bench_function(name, |bch| bch.iter(|| black_box(a.dot(&bm))));
-            }
+            xla_spec::ElementType::F32 => bench_ndarray::<f32>(&mut g, name, dims),
+            xla_spec::ElementType::F64 => bench_ndarray::<f64>(&mut g, name, dims),
             _ => {}
         }
     }

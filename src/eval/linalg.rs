@@ -368,6 +368,21 @@ where
     out
 }
 
+/// The micro-kernel to run: the best one, or the requested kind when this machine has it (a
+/// type without a vector kernel, such as the integers' i64, runs the portable one).
+fn pick<T: GemmElem>(kind: Option<KernelKind>) -> Result<MicroKernel<T>> {
+    match kind {
+        None => Ok(MicroKernel::best()),
+        Some(k) if k.available() => T::kernel(k)
+            .or_else(|| T::kernel(KernelKind::Portable))
+            .ok_or_else(|| Error::internal("no portable kernel")),
+        Some(k) => Err(Error::runtime(format!(
+            "kernel {} is unavailable on this machine",
+            k.name()
+        ))),
+    }
+}
+
 /// The fast dot through the blocked GEMM (real types). Returns the result and the kernel that
 /// ran (`None` for an empty result).
 pub fn fast_dot(
@@ -388,44 +403,20 @@ pub fn fast_dot_with(
     kind: Option<KernelKind>,
 ) -> Result<(Array, Option<KernelKind>)> {
     let plan = DotPlan::new(lhs.dims(), rhs.dims(), d);
-    fn pick<T: GemmElem>(kind: Option<KernelKind>) -> Result<MicroKernel<T>> {
-        match kind {
-            None => Ok(MicroKernel::best()),
-            // A type without a vector kernel (integers) runs the portable one.
-            Some(k) if k.available() => T::kernel(k)
-                .or_else(|| T::kernel(KernelKind::Portable))
-                .ok_or_else(|| Error::internal("no portable kernel")),
-            Some(k) => Err(Error::runtime(format!(
-                "kernel {} is unavailable on this machine",
-                k.name()
-            ))),
-        }
+    macro_rules! run {
+        ($t:ty, $conv:expr) => {{
+            let k = pick::<$t>(kind)?;
+            let v = with_data!(&lhs.data, l => {
+                let r = same_typed(l, &rhs.data)?;
+                dot_typed(l, r, &plan, &k, $conv)
+            });
+            (<$t>::finish(v, rty), k.kind)
+        }};
     }
     let (data, ran) = match acc_kind(lhs.ty(), rty) {
-        Acc::F32 => {
-            let k = pick::<f32>(kind)?;
-            let v = with_data!(&lhs.data, l => {
-                let r = same_typed(l, &rhs.data)?;
-                dot_typed(l, r, &plan, &k, ToAcc::to_f32)
-            });
-            (f32::finish(v, rty), k.kind)
-        }
-        Acc::F64 => {
-            let k = pick::<f64>(kind)?;
-            let v = with_data!(&lhs.data, l => {
-                let r = same_typed(l, &rhs.data)?;
-                dot_typed(l, r, &plan, &k, ToAcc::to_f64)
-            });
-            (f64::finish(v, rty), k.kind)
-        }
-        Acc::I64 => {
-            let k = pick::<i64>(kind)?;
-            let v = with_data!(&lhs.data, l => {
-                let r = same_typed(l, &rhs.data)?;
-                dot_typed(l, r, &plan, &k, ToAcc::to_i64)
-            });
-            (i64::finish(v, rty), k.kind)
-        }
+        Acc::F32 => run!(f32, ToAcc::to_f32),
+        Acc::F64 => run!(f64, ToAcc::to_f64),
+        Acc::I64 => run!(i64, ToAcc::to_i64),
         Acc::C128 => return Ok((naive_dot(lhs, rhs, d, rty)?, None)),
     };
     let arr = Array::from_data(ArrayShape::new(rty, plan.out_dims.clone()), data)?;
@@ -650,19 +641,6 @@ pub fn fast_conv_with(
         a.batch_group_count,
     );
     let n: usize = out_dims.iter().map(|&x| x as usize).product();
-    fn pick<T: GemmElem>(kind: Option<KernelKind>) -> Result<MicroKernel<T>> {
-        match kind {
-            None => Ok(MicroKernel::best()),
-            // A type without a vector kernel (integers) runs the portable one.
-            Some(k) if k.available() => T::kernel(k)
-                .or_else(|| T::kernel(KernelKind::Portable))
-                .ok_or_else(|| Error::internal("no portable kernel")),
-            Some(k) => Err(Error::runtime(format!(
-                "kernel {} is unavailable on this machine",
-                k.name()
-            ))),
-        }
-    }
     macro_rules! run {
         ($t:ty, $conv:expr) => {{
             let k = pick::<$t>(kind)?;

@@ -266,7 +266,7 @@ where
     // Small products run on the calling thread (batched dots parallelise over the batch
     // instead); larger ones balance row blocks over the threads: a multiple of the thread count,
     // each at most MC.
-    let small = m * n * k < (1 << 21);
+    let small = m * n * k <= (1 << 21);
     let threads = if small {
         1
     } else {
@@ -374,24 +374,27 @@ mod tests {
         c
     }
 
-    fn check_f32(kernel: &MicroKernel<f32>, m: usize, n: usize, k: usize) {
-        let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
-        let b: Vec<f32> = (0..k * n)
-            .map(|i| ((i * 104729) % 11) as f32 - 5.0)
-            .collect();
+    /// Row-major `a[m x k] * b[k x n]` through `gemm`.
+    fn row_major<T: GemmElem>(
+        kern: &MicroKernel<T>,
+        dims: (usize, usize, usize),
+        a: &[T],
+        b: &[T],
+    ) -> Vec<T> {
+        let (m, n, k) = dims;
         let (ar, ac) = row_major_tables(m, k);
         let (br, bc) = row_major_tables(k, n);
-        let mut c = vec![f32::NAN; m * n];
-        let ran = gemm(
-            kernel,
+        let mut c = vec![T::zero(); m * n];
+        gemm(
+            kern,
             MatRef {
-                data: &a,
+                data: a,
                 base: 0,
                 rows: &ar,
                 cols: &ac,
             },
             MatRef {
-                data: &b,
+                data: b,
                 base: 0,
                 rows: &br,
                 cols: &bc,
@@ -400,6 +403,16 @@ mod tests {
             |x| x,
             &mut c,
         );
+        c
+    }
+
+    fn check_f32(kernel: &MicroKernel<f32>, m: usize, n: usize, k: usize) {
+        let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
+        let b: Vec<f32> = (0..k * n)
+            .map(|i| ((i * 104729) % 11) as f32 - 5.0)
+            .collect();
+        let c = row_major(kernel, (m, n, k), &a, &b);
+        let ran = kernel.kind;
         let a64: Vec<f64> = a.iter().map(|&x| x as f64).collect();
         let b64: Vec<f64> = b.iter().map(|&x| x as f64).collect();
         let want = naive(m, n, k, &a64, &b64);
@@ -437,27 +450,7 @@ mod tests {
             for &(m, n, k) in &[(1, 1, 1), (25, 17, 9), (50, 41, 260)] {
                 let a: Vec<f64> = (0..m * k).map(|i| ((i * 31) % 9) as f64 - 4.0).collect();
                 let b: Vec<f64> = (0..k * n).map(|i| ((i * 17) % 7) as f64 - 3.0).collect();
-                let (ar, ac) = row_major_tables(m, k);
-                let (br, bc) = row_major_tables(k, n);
-                let mut c = vec![0.0; m * n];
-                gemm(
-                    &kern,
-                    MatRef {
-                        data: &a,
-                        base: 0,
-                        rows: &ar,
-                        cols: &ac,
-                    },
-                    MatRef {
-                        data: &b,
-                        base: 0,
-                        rows: &br,
-                        cols: &bc,
-                    },
-                    |x| x,
-                    |x| x,
-                    &mut c,
-                );
+                let c = row_major(&kern, (m, n, k), &a, &b);
                 assert_eq!(c, naive(m, n, k, &a, &b), "kernel {}", kern.kind.name());
             }
         }

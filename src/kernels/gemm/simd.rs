@@ -43,33 +43,24 @@ pub trait ScalarOps: Copy {
     fn plus(a: Self, b: Self) -> Self;
 }
 
-impl ScalarOps for f32 {
-    fn zero() -> f32 {
-        0.0
-    }
-    #[inline(always)]
-    fn mul_add(acc: f32, a: f32, b: f32) -> f32 {
-        acc + a * b
-    }
-    #[inline(always)]
-    fn plus(a: f32, b: f32) -> f32 {
-        a + b
-    }
+macro_rules! float_ops {
+    ($($t:ty),*) => {$(
+        impl ScalarOps for $t {
+            fn zero() -> $t {
+                0.0
+            }
+            #[inline(always)]
+            fn mul_add(acc: $t, a: $t, b: $t) -> $t {
+                acc + a * b
+            }
+            #[inline(always)]
+            fn plus(a: $t, b: $t) -> $t {
+                a + b
+            }
+        }
+    )*};
 }
-
-impl ScalarOps for f64 {
-    fn zero() -> f64 {
-        0.0
-    }
-    #[inline(always)]
-    fn mul_add(acc: f64, a: f64, b: f64) -> f64 {
-        acc + a * b
-    }
-    #[inline(always)]
-    fn plus(a: f64, b: f64) -> f64 {
-        a + b
-    }
-}
+float_ops!(f32, f64);
 
 impl ScalarOps for i64 {
     fn zero() -> i64 {
