@@ -1,10 +1,664 @@
-//! Evaluation for this op family (to be written; see the family's issue).
+//! Evaluation of `dot` (DotGeneral) and `convolution` (ConvGeneralDilated).
+//!
+//! Each op has two implementations: a naive oracle that follows the definition in the book
+//! index by index (`naive_dot`, `naive_conv`; it accumulates floats in F64, integers in wrapping
+//! i64 and complex in C128, then rounds once to the result type), and the fast path through the
+//! blocked GEMM of `kernels::gemm` (`fast_dot`, `fast_conv`; F32/F16/BF16 accumulate in F32, F64
+//! in F64, integers in wrapping i64). The evaluator runs the fast path for every real type and
+//! the oracle for complex types; property tests hold the two equal within the book's tolerance.
 
-use super::{Evaluator, not_implemented};
-use crate::error::Result;
-use crate::hlo::ast::Instruction;
-use crate::literal::Literal;
+use super::{Evaluator, array};
+use crate::error::{Error, Result};
+use crate::hlo::ast::{Attrs, ConvDims, Instruction, Window, WindowDim};
+use crate::hlo::opcode::Opcode;
+use crate::kernels::ToAcc;
+use crate::kernels::conv::{ConvGeom, conv_fast, for_each_index};
+use crate::kernels::gemm::{GemmElem, KernelKind, MatRef, MicroKernel, gemm};
+use crate::literal::{Array, ArrayData, C64, C128, Literal, NativeType};
+use crate::shape::{ArrayShape, row_major_strides};
+use crate::types::ElementType;
+use crate::with_data;
+use half::{bf16, f16};
+use rayon::prelude::*;
 
-pub fn eval(_ev: &Evaluator, inst: &Instruction, _ops: &[&Literal]) -> Result<Literal> {
-    Err(not_implemented(inst.opcode))
+pub fn eval(_ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+    let lhs = array(ops, 0)?;
+    let rhs = array(ops, 1)?;
+    let rty = Evaluator::result_array_shape(inst)?.ty;
+    let out = match inst.opcode {
+        Opcode::Dot => {
+            let d = DotDims::of_attrs(&inst.attrs);
+            let (res, _) = if acc_kind(lhs.ty(), rty) == Acc::C128 {
+                (naive_dot(lhs, rhs, &d, rty)?, None)
+            } else {
+                fast_dot(lhs, rhs, &d, rty)?
+            };
+            res
+        }
+        Opcode::Convolution => {
+            let attrs = ConvAttrs::of(inst, rhs.dims())?;
+            if acc_kind(lhs.ty(), rty) == Acc::C128 {
+                naive_conv(lhs, rhs, &attrs, rty)?
+            } else {
+                fast_conv(lhs, rhs, &attrs, rty)?.0
+            }
+        }
+        other => return Err(Error::internal(format!("`{other}` is not a linalg op"))),
+    };
+    let shape = Evaluator::result_shape_with_dims(inst, out.dims())?;
+    Ok(Literal::Array(Array::from_data(shape, out.data)?))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dimension numbers and window geometry (shared with the verifier).
+
+/// The dimension numbers of a `dot`, read from the attributes (absent lists are empty).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DotDims {
+    pub lhs_batch: Vec<usize>,
+    pub lhs_contracting: Vec<usize>,
+    pub rhs_batch: Vec<usize>,
+    pub rhs_contracting: Vec<usize>,
+}
+
+impl DotDims {
+    /// The dimensions of an operand that are neither batch nor contracting, in order.
+    pub fn free(rank: usize, batch: &[usize], contracting: &[usize]) -> Vec<usize> {
+        (0..rank)
+            .filter(|d| !batch.contains(d) && !contracting.contains(d))
+            .collect()
+    }
+
+    /// Reads verified attributes.
+    pub fn of_attrs(a: &Attrs) -> DotDims {
+        let get = |k: &str| -> Vec<usize> {
+            a.ints(k)
+                .unwrap_or(&[])
+                .iter()
+                .map(|&d| d.max(0) as usize)
+                .collect()
+        };
+        DotDims {
+            lhs_batch: get("lhs_batch_dims"),
+            lhs_contracting: get("lhs_contracting_dims"),
+            rhs_batch: get("rhs_batch_dims"),
+            rhs_contracting: get("rhs_contracting_dims"),
+        }
+    }
+}
+
+/// The number of window positions along one spatial dimension: the base is dilated
+/// (`(n-1)*lhs_dilate+1`), padded (`pad_lo + .. + pad_hi`, negative pads crop), and a window of
+/// dilated size `(size-1)*rhs_dilate+1` moves over it in steps of `stride`. `None` when the padded
+/// base is negative (more cropped than there is) or the stride is not positive.
+pub fn window_output_size(n: i64, w: &WindowDim) -> Option<i64> {
+    let dilated = if n == 0 {
+        0
+    } else {
+        (n - 1) * w.lhs_dilate + 1
+    };
+    let padded = dilated + w.pad_lo + w.pad_hi;
+    if padded < 0 || w.stride <= 0 {
+        return None;
+    }
+    let win = if w.size == 0 {
+        0
+    } else {
+        (w.size - 1) * w.rhs_dilate + 1
+    };
+    Some(if padded < win {
+        0
+    } else {
+        (padded - win) / w.stride + 1
+    })
+}
+
+/// The window of a convolution: as written, or (when the attribute is absent) one of the
+/// kernel's spatial size with unit strides and dilations and no padding.
+pub fn conv_window(window: Option<&Window>, kernel_sizes: &[i64]) -> Window {
+    match window {
+        Some(w) => w.clone(),
+        None => Window {
+            dims: kernel_sizes
+                .iter()
+                .map(|&s| WindowDim::of_size(s))
+                .collect(),
+        },
+    }
+}
+
+/// Everything the evaluator needs of a verified convolution.
+#[derive(Clone, Debug)]
+pub struct ConvAttrs {
+    pub dims: ConvDims,
+    pub window: Window,
+    pub feature_group_count: i64,
+    pub batch_group_count: i64,
+}
+
+impl ConvAttrs {
+    pub fn of(inst: &Instruction, rhs_dims: &[i64]) -> Result<ConvAttrs> {
+        let dims = inst
+            .attrs
+            .conv_dims()
+            .ok_or_else(|| Error::internal("convolution without dim_labels"))?
+            .clone();
+        let ksizes: Vec<i64> = dims
+            .kernel_spatial
+            .iter()
+            .map(|&d| rhs_dims.get(d).copied().unwrap_or(0))
+            .collect();
+        Ok(ConvAttrs {
+            window: conv_window(inst.attrs.window(), &ksizes),
+            dims,
+            feature_group_count: inst.attrs.int("feature_group_count").unwrap_or(1),
+            batch_group_count: inst.attrs.int("batch_group_count").unwrap_or(1),
+        })
+    }
+
+    /// The result dimensions for operands of these sizes.
+    pub fn out_dims(&self, lhs: &[i64], rhs: &[i64]) -> Result<Vec<i64>> {
+        let d = &self.dims;
+        let mut out = vec![0i64; lhs.len()];
+        out[d.output_batch] = lhs[d.input_batch] / self.batch_group_count.max(1);
+        out[d.output_feature] = rhs[d.kernel_output_feature];
+        for (i, w) in self.window.dims.iter().enumerate() {
+            out[d.output_spatial[i]] = window_output_size(lhs[d.input_spatial[i]], w)
+                .ok_or_else(|| Error::internal("convolution window does not fit"))?;
+        }
+        Ok(out)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accumulation types and the final rounding.
+
+/// The type a dot/convolution accumulates in (of the fast path; the oracle widens floats to F64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Acc {
+    F32,
+    F64,
+    I64,
+    C128,
+}
+
+/// Complex anywhere: C128. A float result: F64 when the result or the operands are F64, else F32
+/// (so F16/BF16 accumulate in F32). Integer operands and result: wrapping i64, which equals
+/// wrapping arithmetic in the result type once truncated.
+pub fn acc_kind(operand: ElementType, result: ElementType) -> Acc {
+    use ElementType::*;
+    if operand.is_complex() || result.is_complex() {
+        Acc::C128
+    } else if result.is_float() {
+        if result == F64 || operand == F64 {
+            Acc::F64
+        } else {
+            Acc::F32
+        }
+    } else {
+        Acc::I64
+    }
+}
+
+/// Rounds accumulated values once into the result type.
+pub trait Finish: Sized {
+    fn finish(v: Vec<Self>, ty: ElementType) -> ArrayData;
+}
+
+macro_rules! finish_int {
+    ($v:expr, $ty:expr, $conv:expr) => {{
+        use ElementType::*;
+        let v = $v;
+        let c = $conv;
+        match $ty {
+            S8 => ArrayData::S8(v.into_iter().map(|x| c(x) as i8).collect()),
+            S16 => ArrayData::S16(v.into_iter().map(|x| c(x) as i16).collect()),
+            S32 => ArrayData::S32(v.into_iter().map(|x| c(x) as i32).collect()),
+            S64 => ArrayData::S64(v.into_iter().map(|x| c(x)).collect()),
+            U8 => ArrayData::U8(v.into_iter().map(|x| c(x) as u8).collect()),
+            U16 => ArrayData::U16(v.into_iter().map(|x| c(x) as u16).collect()),
+            U32 => ArrayData::U32(v.into_iter().map(|x| c(x) as u32).collect()),
+            U64 => ArrayData::U64(v.into_iter().map(|x| c(x) as u64).collect()),
+            _ => ArrayData::Pred(v.into_iter().map(|x| c(x) != 0).collect()),
+        }
+    }};
+}
+
+impl Finish for f32 {
+    fn finish(v: Vec<f32>, ty: ElementType) -> ArrayData {
+        match ty {
+            ElementType::F32 => ArrayData::F32(v),
+            ElementType::F16 => ArrayData::F16(v.into_iter().map(f16::from_f32).collect()),
+            ElementType::BF16 => ArrayData::BF16(v.into_iter().map(bf16::from_f32).collect()),
+            _ => f64::finish(v.into_iter().map(|x| x as f64).collect(), ty),
+        }
+    }
+}
+
+impl Finish for f64 {
+    fn finish(v: Vec<f64>, ty: ElementType) -> ArrayData {
+        match ty {
+            ElementType::F64 => ArrayData::F64(v),
+            ElementType::F32 => ArrayData::F32(v.into_iter().map(|x| x as f32).collect()),
+            ElementType::F16 => ArrayData::F16(v.into_iter().map(f16::from_f64).collect()),
+            ElementType::BF16 => ArrayData::BF16(v.into_iter().map(bf16::from_f64).collect()),
+            ElementType::C64 => {
+                ArrayData::C64(v.into_iter().map(|x| C64::new(x as f32, 0.0)).collect())
+            }
+            ElementType::C128 => {
+                ArrayData::C128(v.into_iter().map(|x| C128::new(x, 0.0)).collect())
+            }
+            t => finish_int!(v, t, |x: f64| x as i64),
+        }
+    }
+}
+
+impl Finish for i64 {
+    fn finish(v: Vec<i64>, ty: ElementType) -> ArrayData {
+        if ty.is_floating() {
+            return f64::finish(v.into_iter().map(|x| x as f64).collect(), ty);
+        }
+        finish_int!(v, ty, |x: i64| x)
+    }
+}
+
+impl Finish for C128 {
+    fn finish(v: Vec<C128>, ty: ElementType) -> ArrayData {
+        match ty {
+            ElementType::C128 => ArrayData::C128(v),
+            ElementType::C64 => ArrayData::C64(
+                v.into_iter()
+                    .map(|x| C64::new(x.re as f32, x.im as f32))
+                    .collect(),
+            ),
+            _ => f64::finish(v.into_iter().map(|x| x.re).collect(), ty),
+        }
+    }
+}
+
+fn same_typed<'a, X: NativeType>(_like: &[X], data: &'a ArrayData) -> Result<&'a [X]> {
+    X::slice(data).ok_or_else(|| Error::internal("dot/convolution operands differ in type"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dot.
+
+/// Offsets of every multi-index over `which` dimensions (row-major among them) in an array of
+/// `dims` with row-major strides.
+fn offsets(dims: &[i64], which: &[usize]) -> Vec<usize> {
+    let strides = row_major_strides(dims);
+    let sizes: Vec<usize> = which.iter().map(|&d| dims[d].max(0) as usize).collect();
+    let mut v = Vec::with_capacity(sizes.iter().product());
+    for_each_index(&sizes, |ix| {
+        v.push(ix.iter().zip(which).map(|(&i, &d)| i * strides[d]).sum());
+    });
+    v
+}
+
+/// A dot as a batch of matrix products read through index tables.
+pub struct DotPlan {
+    pub out_dims: Vec<i64>,
+    pub lhs_batch: Vec<usize>,
+    pub rhs_batch: Vec<usize>,
+    pub lhs_rows: Vec<usize>,
+    pub lhs_cols: Vec<usize>,
+    pub rhs_rows: Vec<usize>,
+    pub rhs_cols: Vec<usize>,
+}
+
+impl DotPlan {
+    pub fn new(lhs: &[i64], rhs: &[i64], d: &DotDims) -> DotPlan {
+        let lf = DotDims::free(lhs.len(), &d.lhs_batch, &d.lhs_contracting);
+        let rf = DotDims::free(rhs.len(), &d.rhs_batch, &d.rhs_contracting);
+        let out_dims = d
+            .lhs_batch
+            .iter()
+            .map(|&i| lhs[i])
+            .chain(lf.iter().map(|&i| lhs[i]))
+            .chain(rf.iter().map(|&i| rhs[i]))
+            .collect();
+        DotPlan {
+            out_dims,
+            lhs_batch: offsets(lhs, &d.lhs_batch),
+            rhs_batch: offsets(rhs, &d.rhs_batch),
+            lhs_rows: offsets(lhs, &lf),
+            lhs_cols: offsets(lhs, &d.lhs_contracting),
+            rhs_rows: offsets(rhs, &d.rhs_contracting),
+            rhs_cols: offsets(rhs, &rf),
+        }
+    }
+
+    pub fn flops(&self) -> f64 {
+        2.0 * (self.lhs_batch.len()
+            * self.lhs_rows.len()
+            * self.lhs_cols.len()
+            * self.rhs_cols.len()) as f64
+    }
+}
+
+fn dot_typed<X, T, F>(l: &[X], r: &[X], plan: &DotPlan, kern: &MicroKernel<T>, conv: F) -> Vec<T>
+where
+    X: Copy + Send + Sync,
+    T: GemmElem,
+    F: Fn(X) -> T + Sync + Copy,
+{
+    let mn = plan.lhs_rows.len() * plan.rhs_cols.len();
+    let mut out = vec![T::zero(); plan.lhs_batch.len() * mn];
+    let run = |b: usize, chunk: &mut [T]| {
+        let a = MatRef {
+            data: l,
+            base: plan.lhs_batch[b],
+            rows: &plan.lhs_rows,
+            cols: &plan.lhs_cols,
+        };
+        let bm = MatRef {
+            data: r,
+            base: plan.rhs_batch[b],
+            rows: &plan.rhs_rows,
+            cols: &plan.rhs_cols,
+        };
+        gemm(kern, a, bm, conv, conv, chunk);
+    };
+    if mn == 0 {
+        return out;
+    }
+    out.par_chunks_mut(mn)
+        .enumerate()
+        .for_each(|(b, chunk)| run(b, chunk));
+    out
+}
+
+/// The micro-kernel to run: the best one, or the requested kind when this machine has it (a
+/// type without a vector kernel, such as the integers' i64, runs the portable one).
+fn pick<T: GemmElem>(kind: Option<KernelKind>) -> Result<MicroKernel<T>> {
+    match kind {
+        None => Ok(MicroKernel::best()),
+        Some(k) if k.available() => T::kernel(k)
+            .or_else(|| T::kernel(KernelKind::Portable))
+            .ok_or_else(|| Error::internal("no portable kernel")),
+        Some(k) => Err(Error::runtime(format!(
+            "kernel {} is unavailable on this machine",
+            k.name()
+        ))),
+    }
+}
+
+/// The fast dot through the blocked GEMM (real types). Returns the result and the kernel that
+/// ran (`None` for an empty result).
+pub fn fast_dot(
+    lhs: &Array,
+    rhs: &Array,
+    d: &DotDims,
+    rty: ElementType,
+) -> Result<(Array, Option<KernelKind>)> {
+    fast_dot_with(lhs, rhs, d, rty, None)
+}
+
+/// `fast_dot` with a chosen micro-kernel kind (tests run every kernel this machine has).
+pub fn fast_dot_with(
+    lhs: &Array,
+    rhs: &Array,
+    d: &DotDims,
+    rty: ElementType,
+    kind: Option<KernelKind>,
+) -> Result<(Array, Option<KernelKind>)> {
+    let plan = DotPlan::new(lhs.dims(), rhs.dims(), d);
+    macro_rules! run {
+        ($t:ty, $conv:expr) => {{
+            let k = pick::<$t>(kind)?;
+            let v = with_data!(&lhs.data, l => {
+                let r = same_typed(l, &rhs.data)?;
+                dot_typed(l, r, &plan, &k, $conv)
+            });
+            (<$t>::finish(v, rty), k.kind)
+        }};
+    }
+    let (data, ran) = match acc_kind(lhs.ty(), rty) {
+        Acc::F32 => run!(f32, ToAcc::to_f32),
+        Acc::F64 => run!(f64, ToAcc::to_f64),
+        Acc::I64 => run!(i64, ToAcc::to_i64),
+        Acc::C128 => return Ok((naive_dot(lhs, rhs, d, rty)?, None)),
+    };
+    let arr = Array::from_data(ArrayShape::new(rty, plan.out_dims.clone()), data)?;
+    let ran = (!arr.is_empty()).then_some(ran);
+    Ok((arr, ran))
+}
+
+/// Accumulator arithmetic of the oracle.
+trait OracleAcc: Copy + Send + Sync + Finish {
+    fn zero() -> Self;
+    fn mul_add(self, a: Self, b: Self) -> Self;
+}
+
+impl OracleAcc for f64 {
+    fn zero() -> f64 {
+        0.0
+    }
+    fn mul_add(self, a: f64, b: f64) -> f64 {
+        self + a * b
+    }
+}
+
+impl OracleAcc for i64 {
+    fn zero() -> i64 {
+        0
+    }
+    fn mul_add(self, a: i64, b: i64) -> i64 {
+        self.wrapping_add(a.wrapping_mul(b))
+    }
+}
+
+impl OracleAcc for C128 {
+    fn zero() -> C128 {
+        C128::new(0.0, 0.0)
+    }
+    fn mul_add(self, a: C128, b: C128) -> C128 {
+        self + a * b
+    }
+}
+
+/// Converts an array's elements into the oracle's accumulation type.
+fn widen<A>(a: &Array, f: impl Fn(&ArrayData) -> Vec<A>) -> Vec<A> {
+    f(&a.data)
+}
+
+fn oracle_inputs<A>(
+    lhs: &Array,
+    rhs: &Array,
+    f: impl Fn(&ArrayData) -> Vec<A>,
+) -> (Vec<A>, Vec<A>) {
+    (widen(lhs, &f), widen(rhs, &f))
+}
+
+macro_rules! oracle_dispatch {
+    ($lhs:expr, $rhs:expr, $rty:expr, $body:ident, $($extra:expr),*) => {{
+        let (lhs, rhs, rty) = ($lhs, $rhs, $rty);
+        let data = match acc_kind(lhs.ty(), rty) {
+            Acc::F32 | Acc::F64 => {
+                let (l, r) = oracle_inputs(lhs, rhs, |d| with_data!(d, v => v.iter().map(|x| x.to_f64()).collect()));
+                f64::finish($body(&l, &r, $($extra),*), rty)
+            }
+            Acc::I64 => {
+                let (l, r) = oracle_inputs(lhs, rhs, |d| with_data!(d, v => v.iter().map(|x| x.to_i64()).collect()));
+                i64::finish($body(&l, &r, $($extra),*), rty)
+            }
+            Acc::C128 => {
+                let (l, r) = oracle_inputs(lhs, rhs, |d| with_data!(d, v => v.iter().map(|x| x.to_c128()).collect()));
+                C128::finish($body(&l, &r, $($extra),*), rty)
+            }
+        };
+        data
+    }};
+}
+
+/// The dot oracle, straight from the definition: for every result index (batch, lhs free, rhs
+/// free), the sum over every contracting multi-index of `lhs[...] * rhs[...]`.
+pub fn naive_dot(lhs: &Array, rhs: &Array, d: &DotDims, rty: ElementType) -> Result<Array> {
+    let (ld, rd) = (lhs.dims().to_vec(), rhs.dims().to_vec());
+    let lf = DotDims::free(ld.len(), &d.lhs_batch, &d.lhs_contracting);
+    let rf = DotDims::free(rd.len(), &d.rhs_batch, &d.rhs_contracting);
+    let out_dims: Vec<i64> = d
+        .lhs_batch
+        .iter()
+        .map(|&i| ld[i])
+        .chain(lf.iter().map(|&i| ld[i]))
+        .chain(rf.iter().map(|&i| rd[i]))
+        .collect();
+    let csizes: Vec<usize> = d.lhs_contracting.iter().map(|&i| ld[i] as usize).collect();
+    // The oracle's loop nest reads every piece of the dimension numbers it needs directly.
+    #[allow(clippy::too_many_arguments)]
+    fn body<A: OracleAcc>(
+        l: &[A],
+        r: &[A],
+        ld: &[i64],
+        rd: &[i64],
+        out_dims: &[i64],
+        d: &DotDims,
+        lf: &[usize],
+        rf: &[usize],
+        csizes: &[usize],
+    ) -> Vec<A> {
+        let osizes: Vec<usize> = out_dims.iter().map(|&x| x as usize).collect();
+        let (nb, nl) = (d.lhs_batch.len(), lf.len());
+        let mut out = Vec::new();
+        let mut li = vec![0usize; ld.len()];
+        let mut ri = vec![0usize; rd.len()];
+        let lin = |ix: &[usize], dims: &[i64]| {
+            ix.iter()
+                .zip(dims)
+                .fold(0usize, |acc, (&i, &n)| acc * n as usize + i)
+        };
+        for_each_index(&osizes, |o| {
+            for k in 0..nb {
+                li[d.lhs_batch[k]] = o[k];
+                ri[d.rhs_batch[k]] = o[k];
+            }
+            for (k, &dim) in lf.iter().enumerate() {
+                li[dim] = o[nb + k];
+            }
+            for (k, &dim) in rf.iter().enumerate() {
+                ri[dim] = o[nb + nl + k];
+            }
+            let mut s = A::zero();
+            if csizes.is_empty() {
+                s = s.mul_add(l[lin(&li, ld)], r[lin(&ri, rd)]);
+            } else {
+                for_each_index(csizes, |c| {
+                    for k in 0..c.len() {
+                        li[d.lhs_contracting[k]] = c[k];
+                        ri[d.rhs_contracting[k]] = c[k];
+                    }
+                    s = s.mul_add(l[lin(&li, ld)], r[lin(&ri, rd)]);
+                });
+            }
+            out.push(s);
+        });
+        out
+    }
+    let data = oracle_dispatch!(
+        lhs, rhs, rty, body, &ld, &rd, &out_dims, d, &lf, &rf, &csizes
+    );
+    Array::from_data(ArrayShape::new(rty, out_dims), data)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Convolution.
+
+/// The convolution oracle: for every output element, the sum over the window and the group's
+/// input features of `lhs[input position] * rhs[kernel position]`, skipping window elements that
+/// fall on padding or on holes of lhs dilation (the seed's pseudo-code, generalised).
+pub fn naive_conv(lhs: &Array, rhs: &Array, a: &ConvAttrs, rty: ElementType) -> Result<Array> {
+    let out_dims = a.out_dims(lhs.dims(), rhs.dims())?;
+    let g = ConvGeom::new(
+        lhs.dims(),
+        rhs.dims(),
+        &out_dims,
+        &a.dims,
+        &a.window.dims,
+        a.feature_group_count,
+        a.batch_group_count,
+    );
+    fn body<A: OracleAcc>(l: &[A], r: &[A], g: &ConvGeom, d: &ConvDims) -> Vec<A> {
+        let osizes: Vec<usize> = g.out_dims.iter().map(|&x| x as usize).collect();
+        let og = g.group_out();
+        let mut out = Vec::with_capacity(osizes.iter().product());
+        for_each_index(&osizes, |o| {
+            let ob = o[d.output_batch];
+            let of = o[d.output_feature];
+            let (lb, f0) = g.group_source(ob, of / og);
+            let mut s = A::zero();
+            for_each_index(&g.k_spatial, |kk| {
+                let mut loff = lb * g.lhs_batch_stride;
+                let mut roff = of * g.rhs_out_stride;
+                for i in 0..kk.len() {
+                    match g.input_coord(i, o[d.output_spatial[i]], kk[i]) {
+                        Some(x) => loff += x * g.lhs_spatial_strides[i],
+                        None => return,
+                    }
+                    roff += g.kernel_coord(i, kk[i]) * g.rhs_spatial_strides[i];
+                }
+                for c in 0..g.k_in {
+                    s = s.mul_add(
+                        l[loff + (f0 + c) * g.lhs_feature_stride],
+                        r[roff + c * g.rhs_in_stride],
+                    );
+                }
+            });
+            out.push(s);
+        });
+        out
+    }
+    let data = oracle_dispatch!(lhs, rhs, rty, body, &g, &a.dims);
+    Array::from_data(ArrayShape::new(rty, out_dims), data)
+}
+
+/// The fast convolution (im2col + blocked GEMM) for real types.
+pub fn fast_conv(
+    lhs: &Array,
+    rhs: &Array,
+    a: &ConvAttrs,
+    rty: ElementType,
+) -> Result<(Array, Option<KernelKind>)> {
+    fast_conv_with(lhs, rhs, a, rty, None)
+}
+
+/// `fast_conv` with a chosen micro-kernel kind.
+pub fn fast_conv_with(
+    lhs: &Array,
+    rhs: &Array,
+    a: &ConvAttrs,
+    rty: ElementType,
+    kind: Option<KernelKind>,
+) -> Result<(Array, Option<KernelKind>)> {
+    let out_dims = a.out_dims(lhs.dims(), rhs.dims())?;
+    let g = ConvGeom::new(
+        lhs.dims(),
+        rhs.dims(),
+        &out_dims,
+        &a.dims,
+        &a.window.dims,
+        a.feature_group_count,
+        a.batch_group_count,
+    );
+    let n: usize = out_dims.iter().map(|&x| x as usize).product();
+    macro_rules! run {
+        ($t:ty, $conv:expr) => {{
+            let k = pick::<$t>(kind)?;
+            let mut out = vec![<$t as crate::kernels::gemm::simd::ScalarOps>::zero(); n];
+            let ran = with_data!(&lhs.data, l => {
+                let r = same_typed(l, &rhs.data)?;
+                conv_fast(&k, &g, l, r, $conv, &mut out)
+            });
+            (<$t>::finish(out, rty), ran)
+        }};
+    }
+    let (data, ran) = match acc_kind(lhs.ty(), rty) {
+        Acc::F32 => run!(f32, ToAcc::to_f32),
+        Acc::F64 => run!(f64, ToAcc::to_f64),
+        Acc::I64 => run!(i64, ToAcc::to_i64),
+        Acc::C128 => return Ok((naive_conv(lhs, rhs, a, rty)?, None)),
+    };
+    let arr = Array::from_data(ArrayShape::new(rty, out_dims), data)?;
+    let ran = (!arr.is_empty()).then_some(ran);
+    Ok((arr, ran))
 }

@@ -1,8 +1,323 @@
-//! `xla-spec bench`: GFLOP/s of the fast kernels against their naive oracles over a fixed table of
-//! named shapes (written with the Dot/Convolution issue).
+//! `xla-spec bench`: GFLOP/s of the fast Dot/Convolution kernels and of their naive oracles over a
+//! fixed table of named shapes. The naive oracle is O(n^3) slow, so it runs on a scaled-down shape
+//! and the output says which. `--json` prints one JSON object per line; `--filter TEXT` keeps the
+//! cases whose name contains TEXT; `--reps N` sets the timed repetitions (default 3, best kept).
+
+use crate::eval::linalg::{
+    ConvAttrs, DotDims, conv_window, fast_conv, fast_dot, naive_conv, naive_dot,
+};
+use crate::hlo::ast::{Window, WindowDim};
+use crate::hlo::parser::parse_dim_labels;
+use crate::literal::{Array, ArrayData};
+use crate::shape::ArrayShape;
+use crate::types::ElementType;
+use half::bf16;
+use std::time::Instant;
+
+/// One benchmark case: a dot or a convolution on given shapes.
+#[derive(Clone, Debug)]
+pub enum Case {
+    /// `[b, m, k] x [b, k, n]` (b = 0 means plain `[m, k] x [k, n]`).
+    Dot {
+        ty: ElementType,
+        b: i64,
+        m: i64,
+        k: i64,
+        n: i64,
+    },
+    /// NHWC x HWIO -> NHWC, 3x3 (or `r`) window, SAME padding, stride 1.
+    Conv {
+        ty: ElementType,
+        n: i64,
+        hw: i64,
+        cin: i64,
+        cout: i64,
+        r: i64,
+    },
+}
+
+/// The fixed table: (name, case at full size, scaled-down case for the naive oracle).
+pub fn table() -> Vec<(&'static str, Case, Case)> {
+    use ElementType::*;
+    let dot = |ty, m| Case::Dot {
+        ty,
+        b: 0,
+        m,
+        k: m,
+        n: m,
+    };
+    let conv = |n, hw, c| Case::Conv {
+        ty: F32,
+        n,
+        hw,
+        cin: c,
+        cout: c,
+        r: 3,
+    };
+    vec![
+        ("dot_f32_1024", dot(F32, 1024), dot(F32, 128)),
+        ("dot_f32_2048", dot(F32, 2048), dot(F32, 128)),
+        ("dot_f64_1024", dot(F64, 1024), dot(F64, 128)),
+        ("dot_bf16_1024", dot(BF16, 1024), dot(BF16, 128)),
+        ("dot_s32_512", dot(S32, 512), dot(S32, 128)),
+        (
+            "dot_f32_batch64_128",
+            Case::Dot {
+                ty: F32,
+                b: 64,
+                m: 128,
+                k: 128,
+                n: 128,
+            },
+            Case::Dot {
+                ty: F32,
+                b: 2,
+                m: 128,
+                k: 128,
+                n: 128,
+            },
+        ),
+        ("conv_resnet56", conv(8, 56, 64), conv(1, 14, 64)),
+        ("conv_resnet28", conv(8, 28, 128), conv(1, 7, 128)),
+    ]
+}
+
+/// Deterministic pseudo-random values in [-1, 1) (a 64-bit LCG), as the element type.
+pub fn random_array(ty: ElementType, dims: Vec<i64>, seed: u64) -> Array {
+    let n: i64 = dims.iter().product();
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let vals: Vec<f64> = (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect();
+    let data = match ty {
+        ElementType::F32 => ArrayData::F32(vals.iter().map(|&x| x as f32).collect()),
+        ElementType::F64 => ArrayData::F64(vals),
+        ElementType::BF16 => ArrayData::BF16(vals.iter().map(|&x| bf16::from_f64(x)).collect()),
+        ElementType::F16 => ArrayData::F16(vals.iter().map(|&x| half::f16::from_f64(x)).collect()),
+        _ => ArrayData::S32(vals.iter().map(|&x| (x * 100.0) as i32).collect()),
+    };
+    let ty = data.ty();
+    Array {
+        shape: ArrayShape::new(ty, dims),
+        data,
+    }
+}
+
+impl Case {
+    pub fn describe(&self) -> String {
+        match *self {
+            Case::Dot { ty, b: 0, m, k, n } => format!("{ty}[{m},{k}] x [{k},{n}]"),
+            Case::Dot { ty, b, m, k, n } => format!("{ty}[{b},{m},{k}] x [{b},{k},{n}]"),
+            Case::Conv {
+                ty,
+                n,
+                hw,
+                cin,
+                cout,
+                r,
+            } => format!("{ty}[{n},{hw},{hw},{cin}] conv [{r},{r},{cin},{cout}] SAME"),
+        }
+    }
+
+    pub fn flops(&self) -> f64 {
+        match *self {
+            Case::Dot { b, m, k, n, .. } => 2.0 * (b.max(1) * m * k * n) as f64,
+            Case::Conv {
+                n,
+                hw,
+                cin,
+                cout,
+                r,
+                ..
+            } => 2.0 * (n * hw * hw * cout * cin * r * r) as f64,
+        }
+    }
+
+    /// The operands and how to run the op on them.
+    pub fn prepare(&self) -> Prepared {
+        match *self {
+            Case::Dot { ty, b, m, k, n } => {
+                let (ld, rd, d) = if b == 0 {
+                    (
+                        vec![m, k],
+                        vec![k, n],
+                        DotDims {
+                            lhs_contracting: vec![1],
+                            rhs_contracting: vec![0],
+                            ..DotDims::default()
+                        },
+                    )
+                } else {
+                    (
+                        vec![b, m, k],
+                        vec![b, k, n],
+                        DotDims {
+                            lhs_batch: vec![0],
+                            rhs_batch: vec![0],
+                            lhs_contracting: vec![2],
+                            rhs_contracting: vec![1],
+                        },
+                    )
+                };
+                let rty = if ty == ElementType::BF16 {
+                    ElementType::F32
+                } else {
+                    ty
+                };
+                Prepared {
+                    lhs: random_array(ty, ld, 1),
+                    rhs: random_array(ty, rd, 2),
+                    op: Op::Dot(d),
+                    rty,
+                }
+            }
+            Case::Conv {
+                ty,
+                n,
+                hw,
+                cin,
+                cout,
+                r,
+            } => {
+                let dims = parse_dim_labels("b01f_01io->b01f").unwrap_or_else(|_| unreachable!());
+                let pad = (r - 1) / 2;
+                let w = WindowDim {
+                    pad_lo: pad,
+                    pad_hi: r - 1 - pad,
+                    ..WindowDim::of_size(r)
+                };
+                let window = Window {
+                    dims: vec![w.clone(), w],
+                };
+                let attrs = ConvAttrs {
+                    dims,
+                    window: conv_window(Some(&window), &[r, r]),
+                    feature_group_count: 1,
+                    batch_group_count: 1,
+                };
+                Prepared {
+                    lhs: random_array(ty, vec![n, hw, hw, cin], 3),
+                    rhs: random_array(ty, vec![r, r, cin, cout], 4),
+                    op: Op::Conv(attrs),
+                    rty: ty,
+                }
+            }
+        }
+    }
+}
+
+pub enum Op {
+    Dot(DotDims),
+    Conv(ConvAttrs),
+}
+
+pub struct Prepared {
+    pub lhs: Array,
+    pub rhs: Array,
+    pub op: Op,
+    pub rty: ElementType,
+}
+
+impl Prepared {
+    /// Runs the fast path; returns the kernel that ran.
+    pub fn run_fast(&self) -> String {
+        let r = match &self.op {
+            Op::Dot(d) => fast_dot(&self.lhs, &self.rhs, d, self.rty).map(|x| x.1),
+            Op::Conv(a) => fast_conv(&self.lhs, &self.rhs, a, self.rty).map(|x| x.1),
+        };
+        match r {
+            Ok(Some(k)) => k.name().to_string(),
+            Ok(None) => "none".into(),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    pub fn run_naive(&self) {
+        let _ = match &self.op {
+            Op::Dot(d) => naive_dot(&self.lhs, &self.rhs, d, self.rty),
+            Op::Conv(a) => naive_conv(&self.lhs, &self.rhs, a, self.rty),
+        };
+    }
+}
+
+/// Best wall time of `reps` runs (after one warm-up run), in seconds.
+fn best_time(reps: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    (0..reps.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
 
 /// Entry point of the `bench` subcommand; returns the process exit code.
-pub fn main(_args: &[String]) -> i32 {
-    eprintln!("xla-spec bench: no kernels are registered yet");
-    2
+pub fn main(args: &[String]) -> i32 {
+    let mut json = false;
+    let mut filter = String::new();
+    let mut reps = 3usize;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--json" => json = true,
+            "--filter" => filter = it.next().cloned().unwrap_or_default(),
+            "--reps" => reps = it.next().and_then(|s| s.parse().ok()).unwrap_or(3),
+            "-h" | "--help" => {
+                println!(
+                    "usage: xla-spec bench [--json] [--filter TEXT] [--reps N]\n\
+                     cases: {}",
+                    table().iter().map(|c| c.0).collect::<Vec<_>>().join(", ")
+                );
+                return 0;
+            }
+            other => {
+                eprintln!("xla-spec bench: unknown argument `{other}` (try --help)");
+                return 2;
+            }
+        }
+    }
+    if cfg!(debug_assertions) && !json {
+        eprintln!("note: this is a debug build; build with --release for meaningful numbers");
+    }
+    if !json {
+        println!(
+            "{:<22} {:>10} {:>10} {:>9}  {:<10} naive shape",
+            "case", "fast GF/s", "naive GF/s", "fast ms", "kernel"
+        );
+    }
+    let threads = rayon::current_num_threads();
+    for (name, full, small) in table() {
+        if !name.contains(&filter) {
+            continue;
+        }
+        let p = full.prepare();
+        let mut kernel = String::new();
+        let t = best_time(reps, || kernel = p.run_fast());
+        let fast = full.flops() / t / 1e9;
+        let q = small.prepare();
+        let tn = best_time(1, || q.run_naive());
+        let naive = small.flops() / tn / 1e9;
+        if json {
+            println!(
+                "{{\"name\":\"{name}\",\"shape\":\"{}\",\"kernel\":\"{kernel}\",\"threads\":{threads},\"fast_gflops\":{fast:.2},\"fast_seconds\":{t:.6},\"naive_gflops\":{naive:.3},\"naive_shape\":\"{}\"}}",
+                full.describe(),
+                small.describe()
+            );
+        } else {
+            println!(
+                "{name:<22} {fast:>10.2} {naive:>10.3} {:>9.2}  {kernel:<10} {}",
+                t * 1e3,
+                small.describe()
+            );
+        }
+    }
+    0
 }

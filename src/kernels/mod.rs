@@ -1,4 +1,97 @@
-//! Fast kernels (blocked GEMM, convolution), each behind a naive oracle that property tests hold
-//! it equal to. Written with the Dot/Convolution issue.
+//! Fast kernels (blocked GEMM, convolution through it), each behind a naive oracle
+//! (`eval::linalg`) that property tests hold it equal to.
 
 pub mod bench;
+pub mod conv;
+pub mod gemm;
+
+use crate::literal::{C64, C128};
+use half::{bf16, f16};
+
+/// Conversion of any element type into the types the kernels accumulate in: F32 (for F32, F16,
+/// BF16), F64, wrapping i64 (integers; `u64` keeps its bit pattern, which wrapping arithmetic
+/// treats identically) and C128. PRED converts as 0/1 and complex to float as its real part; the
+/// verifier never lets those combinations reach a kernel.
+pub trait ToAcc: Copy + Send + Sync {
+    fn to_f32(self) -> f32;
+    fn to_f64(self) -> f64;
+    fn to_i64(self) -> i64;
+    fn to_c128(self) -> C128;
+}
+
+macro_rules! to_acc_prim {
+    ($($t:ty),*) => {$(
+        impl ToAcc for $t {
+            #[inline(always)]
+            fn to_f32(self) -> f32 { self as f32 }
+            #[inline(always)]
+            fn to_f64(self) -> f64 { self as f64 }
+            #[inline(always)]
+            fn to_i64(self) -> i64 { self as i64 }
+            #[inline(always)]
+            fn to_c128(self) -> C128 { C128::new(self as f64, 0.0) }
+        }
+    )*};
+}
+to_acc_prim!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+
+impl ToAcc for bool {
+    fn to_f32(self) -> f32 {
+        self as u8 as f32
+    }
+    fn to_f64(self) -> f64 {
+        self as u8 as f64
+    }
+    fn to_i64(self) -> i64 {
+        self as i64
+    }
+    fn to_c128(self) -> C128 {
+        C128::new(self as u8 as f64, 0.0)
+    }
+}
+
+macro_rules! to_acc_half {
+    ($($t:ty),*) => {$(
+        impl ToAcc for $t {
+            #[inline(always)]
+            fn to_f32(self) -> f32 { self.to_f32() }
+            #[inline(always)]
+            fn to_f64(self) -> f64 { self.to_f64() }
+            #[inline(always)]
+            fn to_i64(self) -> i64 { self.to_f32() as i64 }
+            #[inline(always)]
+            fn to_c128(self) -> C128 { C128::new(self.to_f64(), 0.0) }
+        }
+    )*};
+}
+to_acc_half!(f16, bf16);
+
+impl ToAcc for C64 {
+    fn to_f32(self) -> f32 {
+        self.re
+    }
+    fn to_f64(self) -> f64 {
+        self.re as f64
+    }
+    fn to_i64(self) -> i64 {
+        self.re as i64
+    }
+    fn to_c128(self) -> C128 {
+        C128::new(self.re as f64, self.im as f64)
+    }
+}
+
+impl ToAcc for C128 {
+    fn to_f32(self) -> f32 {
+        self.re as f32
+    }
+    fn to_f64(self) -> f64 {
+        self.re
+    }
+    fn to_i64(self) -> i64 {
+        self.re as i64
+    }
+    fn to_c128(self) -> C128 {
+        self
+    }
+}

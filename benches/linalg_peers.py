@@ -1,0 +1,85 @@
+"""Peers for `xla-spec bench`: numpy (OpenBLAS) and jax (XLA:CPU) on the same named shapes.
+
+Prints one JSON object per line: name, peer, GFLOP/s (best of a few runs after a warm-up).
+Run through benches/linalg_peers.sh, which pins the versions.
+"""
+import json
+import sys
+import time
+
+import numpy as np
+
+try:
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+except Exception:  # jax is optional: numpy alone still gives the OpenBLAS numbers
+    jax = None
+
+
+def best(f, reps=3):
+    f()
+    t = float("inf")
+    for _ in range(reps):
+        s = time.perf_counter()
+        f()
+        t = min(t, time.perf_counter() - s)
+    return t
+
+
+def emit(name, peer, flops, t, extra=None):
+    o = {"name": name, "peer": peer, "gflops": round(flops / t / 1e9, 2), "seconds": round(t, 6)}
+    if extra:
+        o.update(extra)
+    print(json.dumps(o), flush=True)
+
+
+def dot_case(name, dtype, m, b=0):
+    rng = np.random.default_rng(1)
+    shape_l = (b, m, m) if b else (m, m)
+    a = rng.uniform(-1, 1, shape_l).astype(dtype)
+    c = rng.uniform(-1, 1, shape_l).astype(dtype)
+    flops = 2.0 * max(b, 1) * m**3
+    if dtype != "bfloat16":
+        emit(name, "numpy-openblas", flops, best(lambda: np.matmul(a, c)), {"numpy": np.__version__})
+    if jax is not None:
+        if dtype == "bfloat16":
+            ja = jnp.asarray(a.astype(np.float32)).astype(jnp.bfloat16)
+            jc = jnp.asarray(c.astype(np.float32)).astype(jnp.bfloat16)
+            f = jax.jit(lambda x, y: jnp.matmul(x, y, preferred_element_type=jnp.float32))
+        else:
+            ja, jc = jnp.asarray(a), jnp.asarray(c)
+            f = jax.jit(lambda x, y: jnp.matmul(x, y, precision="highest"))
+        emit(name, "jax-xla-cpu", flops, best(lambda: f(ja, jc).block_until_ready()),
+             {"jax": jax.__version__})
+
+
+def conv_case(name, n, hw, ch):
+    if jax is None:
+        return
+    rng = np.random.default_rng(3)
+    x = jnp.asarray(rng.uniform(-1, 1, (n, hw, hw, ch)).astype(np.float32))
+    w = jnp.asarray(rng.uniform(-1, 1, (3, 3, ch, ch)).astype(np.float32))
+    f = jax.jit(lambda x, w: jax.lax.conv_general_dilated(
+        x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
+        precision="highest"))
+    flops = 2.0 * n * hw * hw * ch * ch * 9
+    emit(name, "jax-xla-cpu", flops, best(lambda: f(x, w).block_until_ready()), {"jax": jax.__version__})
+
+
+CASES = [
+    ("dot_f32_1024", lambda n: dot_case(n, "float32", 1024)),
+    ("dot_f32_2048", lambda n: dot_case(n, "float32", 2048)),
+    ("dot_f64_1024", lambda n: dot_case(n, "float64", 1024)),
+    ("dot_bf16_1024", lambda n: dot_case(n, "bfloat16", 1024)),
+    ("dot_f32_batch64_128", lambda n: dot_case(n, "float32", 128, b=64)),
+    ("conv_resnet56", lambda n: conv_case(n, 8, 56, 64)),
+    ("conv_resnet28", lambda n: conv_case(n, 8, 28, 128)),
+]
+
+if __name__ == "__main__":
+    filt = sys.argv[1] if len(sys.argv) > 1 else ""
+    for name, run in CASES:
+        if filt in name:
+            run(name)

@@ -1,0 +1,288 @@
+//! Convolution through the blocked GEMM (im2col).
+//!
+//! Algorithm: for each output batch element and each feature (or batch) group, gather the input
+//! patches under every window position into a matrix `A[P x K]` (one row per output position,
+//! `K = window elements x input features of the group`, with zeros where the window covers padding
+//! or the holes of lhs dilation), read the kernel as `B[K x O]` through index tables (no copy;
+//! window reversal and rhs dilation only change which input element a row reads), and compute
+//! `C = A * B` with `gemm`. This is the classic im2col lowering (Chellapilla, Puri & Simard,
+//! "High Performance Convolutional Neural Networks for Document Processing", 2006); it was
+//! chosen over a direct blocked kernel because its GEMM runs at the blocked kernel's full speed
+//! while the gather costs `O(P x K)`, a small fraction of the `O(P x K x O)` multiply for the
+//! ResNet layers measured in the book's performance chapter.
+//!
+//! Rows of `A` are ordered window position major, input feature minor, so for a feature-minor
+//! (`b01f`) input the gather copies contiguous runs. When the output is `b01f`-ordered and there
+//! is a single group, `C` is written straight into the result; otherwise it is scattered.
+
+use super::gemm::{GemmElem, KernelKind, MatRef, MicroKernel, gemm};
+use crate::hlo::ast::{ConvDims, WindowDim};
+use crate::shape::row_major_strides;
+use rayon::prelude::*;
+
+/// The geometry of one convolution on actual operand sizes, with row-major strides.
+#[derive(Clone, Debug)]
+pub struct ConvGeom {
+    pub batch: usize,
+    pub in_features: usize,
+    pub in_spatial: Vec<usize>,
+    pub lhs_batch_stride: usize,
+    pub lhs_feature_stride: usize,
+    pub lhs_spatial_strides: Vec<usize>,
+    pub k_in: usize,
+    pub k_out: usize,
+    pub k_spatial: Vec<usize>,
+    pub rhs_in_stride: usize,
+    pub rhs_out_stride: usize,
+    pub rhs_spatial_strides: Vec<usize>,
+    pub out_batch: usize,
+    pub out_spatial: Vec<usize>,
+    pub out_dims: Vec<i64>,
+    pub out_batch_stride: usize,
+    pub out_feature_stride: usize,
+    pub out_spatial_strides: Vec<usize>,
+    pub window: Vec<WindowDim>,
+    pub feature_groups: usize,
+    pub batch_groups: usize,
+}
+
+impl ConvGeom {
+    /// Builds the geometry; `out_dims` are the result's dimensions (from the verifier's rules).
+    pub fn new(
+        lhs_dims: &[i64],
+        rhs_dims: &[i64],
+        out_dims: &[i64],
+        d: &ConvDims,
+        window: &[WindowDim],
+        feature_groups: i64,
+        batch_groups: i64,
+    ) -> ConvGeom {
+        let (ls, rs, os) = (
+            row_major_strides(lhs_dims),
+            row_major_strides(rhs_dims),
+            row_major_strides(out_dims),
+        );
+        let u = |x: i64| x.max(0) as usize;
+        ConvGeom {
+            batch: u(lhs_dims[d.input_batch]),
+            in_features: u(lhs_dims[d.input_feature]),
+            in_spatial: d.input_spatial.iter().map(|&i| u(lhs_dims[i])).collect(),
+            lhs_batch_stride: ls[d.input_batch],
+            lhs_feature_stride: ls[d.input_feature],
+            lhs_spatial_strides: d.input_spatial.iter().map(|&i| ls[i]).collect(),
+            k_in: u(rhs_dims[d.kernel_input_feature]),
+            k_out: u(rhs_dims[d.kernel_output_feature]),
+            k_spatial: d.kernel_spatial.iter().map(|&i| u(rhs_dims[i])).collect(),
+            rhs_in_stride: rs[d.kernel_input_feature],
+            rhs_out_stride: rs[d.kernel_output_feature],
+            rhs_spatial_strides: d.kernel_spatial.iter().map(|&i| rs[i]).collect(),
+            out_batch: u(out_dims[d.output_batch]),
+            out_spatial: d.output_spatial.iter().map(|&i| u(out_dims[i])).collect(),
+            out_dims: out_dims.to_vec(),
+            out_batch_stride: os[d.output_batch],
+            out_feature_stride: os[d.output_feature],
+            out_spatial_strides: d.output_spatial.iter().map(|&i| os[i]).collect(),
+            window: window.to_vec(),
+            feature_groups: feature_groups.max(1) as usize,
+            batch_groups: batch_groups.max(1) as usize,
+        }
+    }
+
+    /// Number of groups (feature or batch groups; at most one kind exceeds 1).
+    pub fn groups(&self) -> usize {
+        self.feature_groups.max(self.batch_groups)
+    }
+
+    /// Output features per group.
+    pub fn group_out(&self) -> usize {
+        self.k_out / self.groups()
+    }
+
+    /// The lhs batch element and first input feature that output batch `ob` of group `g` reads.
+    /// Batch groups split the lhs batch into `batch_groups` consecutive blocks, block `g` feeding
+    /// output features of group `g`; feature groups split the input features the same way.
+    pub fn group_source(&self, ob: usize, g: usize) -> (usize, usize) {
+        if self.batch_groups > 1 {
+            (g * (self.batch / self.batch_groups) + ob, 0)
+        } else {
+            (ob, g * self.k_in)
+        }
+    }
+
+    /// The input coordinate a window element reads along spatial dimension `i`: `None` when it
+    /// falls in padding or in a hole of lhs dilation.
+    #[inline]
+    pub fn input_coord(&self, i: usize, out: usize, kk: usize) -> Option<usize> {
+        let w = &self.window[i];
+        let pos = out as i64 * w.stride - w.pad_lo + kk as i64 * w.rhs_dilate;
+        if pos < 0 || pos % w.lhs_dilate != 0 {
+            return None;
+        }
+        let pos = pos / w.lhs_dilate;
+        ((pos as usize) < self.in_spatial[i]).then_some(pos as usize)
+    }
+
+    /// The kernel spatial index a window element uses (mirrored under `rhs_reversal`).
+    #[inline]
+    pub fn kernel_coord(&self, i: usize, kk: usize) -> usize {
+        if self.window[i].reversal {
+            self.k_spatial[i] - 1 - kk
+        } else {
+            kk
+        }
+    }
+
+    pub fn flops(&self) -> f64 {
+        let p: usize = self.out_spatial.iter().product();
+        let k: usize = self.k_spatial.iter().product();
+        2.0 * (self.out_batch * p * self.k_out * k * self.k_in) as f64
+    }
+}
+
+/// Row-major enumeration of a multi-index over `sizes`, as a vector of index vectors' flat
+/// positions: calls `f(index)` for each.
+pub fn for_each_index(sizes: &[usize], mut f: impl FnMut(&[usize])) {
+    if sizes.contains(&0) {
+        return;
+    }
+    let mut idx = vec![0usize; sizes.len()];
+    loop {
+        f(&idx);
+        let mut d = sizes.len();
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < sizes[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// The fast convolution: `out` (row-major, `geom.out_dims`) receives the result in the
+/// accumulation type `T`. Returns which GEMM kernel ran.
+pub fn conv_fast<S, T, F>(
+    kernel: &MicroKernel<T>,
+    geom: &ConvGeom,
+    lhs: &[S],
+    rhs: &[S],
+    conv: F,
+    out: &mut [T],
+) -> KernelKind
+where
+    S: Copy + Send + Sync,
+    T: GemmElem,
+    F: Fn(S) -> T + Sync,
+{
+    let g = geom;
+    let groups = g.groups();
+    let og = g.group_out();
+    let p_count: usize = g.out_spatial.iter().product();
+    let kpos_count: usize = g.k_spatial.iter().product();
+    let kdim = kpos_count * g.k_in;
+    // Window positions as kernel offsets (reversal applied) and as spatial indices.
+    let mut kpos: Vec<Vec<usize>> = Vec::with_capacity(kpos_count);
+    for_each_index(&g.k_spatial, |ix| kpos.push(ix.to_vec()));
+    let mut opos: Vec<Vec<usize>> = Vec::with_capacity(p_count);
+    for_each_index(&g.out_spatial, |ix| opos.push(ix.to_vec()));
+    let krow_base: Vec<usize> = kpos
+        .iter()
+        .map(|ix| {
+            ix.iter()
+                .enumerate()
+                .map(|(i, &kk)| g.kernel_coord(i, kk) * g.rhs_spatial_strides[i])
+                .sum()
+        })
+        .collect();
+    let brows: Vec<usize> = krow_base
+        .iter()
+        .flat_map(|&b| (0..g.k_in).map(move |c| b + c * g.rhs_in_stride))
+        .collect();
+    // Output writes straight into the result when C's [position x feature] rows are the
+    // result's own memory order.
+    let spatial_row_major = {
+        let mut s = g.k_out;
+        let mut ok = g.out_feature_stride == 1;
+        for i in (0..g.out_spatial.len()).rev() {
+            ok &= g.out_spatial[i] <= 1 || g.out_spatial_strides[i] == s;
+            s *= g.out_spatial[i];
+        }
+        ok && (g.out_batch <= 1 || g.out_batch_stride == s)
+    };
+    let direct = groups == 1 && spatial_row_major;
+    let (arows, acols) = super::gemm::row_major_tables(p_count, kdim);
+    let mut a = vec![T::zero(); p_count * kdim];
+    let mut c = if direct {
+        vec![]
+    } else {
+        vec![T::zero(); p_count * og]
+    };
+    let mut kind = kernel.kind;
+    for ob in 0..g.out_batch {
+        for grp in 0..groups {
+            let (lb, f0) = g.group_source(ob, grp);
+            let base = lb * g.lhs_batch_stride + f0 * g.lhs_feature_stride;
+            a.par_chunks_mut(kdim.max(1))
+                .zip(opos.par_iter())
+                .for_each(|(row, o)| {
+                    for (kp, kix) in kpos.iter().enumerate() {
+                        let dst = &mut row[kp * g.k_in..(kp + 1) * g.k_in];
+                        let mut off = base;
+                        let mut inside = true;
+                        for i in 0..kix.len() {
+                            match g.input_coord(i, o[i], kix[i]) {
+                                Some(x) => off += x * g.lhs_spatial_strides[i],
+                                None => {
+                                    inside = false;
+                                    break;
+                                }
+                            }
+                        }
+                        if inside {
+                            for (ci, d) in dst.iter_mut().enumerate() {
+                                *d = conv(lhs[off + ci * g.lhs_feature_stride]);
+                            }
+                        } else {
+                            dst.iter_mut().for_each(|d| *d = T::zero());
+                        }
+                    }
+                });
+            let bcols: Vec<usize> = (0..og).map(|o| (grp * og + o) * g.rhs_out_stride).collect();
+            let am = MatRef {
+                data: &a[..],
+                base: 0,
+                rows: &arows,
+                cols: &acols,
+            };
+            let bm = MatRef {
+                data: rhs,
+                base: 0,
+                rows: &brows,
+                cols: &bcols,
+            };
+            if direct {
+                let start = ob * p_count * g.k_out;
+                let dst = &mut out[start..start + p_count * g.k_out];
+                kind = gemm(kernel, am, bm, |x: T| x, &conv, dst);
+            } else {
+                kind = gemm(kernel, am, bm, |x: T| x, &conv, &mut c);
+                let ob_off = ob * g.out_batch_stride;
+                for (p, o) in opos.iter().enumerate() {
+                    let sp: usize = o
+                        .iter()
+                        .zip(&g.out_spatial_strides)
+                        .map(|(&x, &s)| x * s)
+                        .sum();
+                    for f in 0..og {
+                        out[ob_off + sp + (grp * og + f) * g.out_feature_stride] = c[p * og + f];
+                    }
+                }
+            }
+        }
+    }
+    kind
+}
