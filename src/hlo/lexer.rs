@@ -219,7 +219,9 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>> {
                         break;
                     }
                 } else if is_word_char(ch)
-                    || (ch == b'+' && i > start && matches!(b[i - 1], b'e' | b'E'))
+                    // A leading `+` (`+1`) or an exponent's sign (`1e+5`). The leading one must be
+                    // consumed here: an empty word would never advance the lexer.
+                    || (ch == b'+' && (i == start || matches!(b[i - 1], b'e' | b'E')))
                 {
                     adv!();
                 } else {
@@ -298,6 +300,9 @@ mod tests {
         assert_eq!(words("(a: f32[]) -> f32[]")[1], Tok::Name("a".into()));
         assert!(words("(a: f32[]) -> f32[]").contains(&Tok::Arrow));
         assert_eq!(words("1e+3")[0], Tok::Word("1e+3".into()));
+        // A lone `+` once made the lexer loop forever without advancing (found by the fuzzer).
+        assert_eq!(words("c + 1")[1], Tok::Word("+".into()));
+        assert_eq!(words("c += 1")[1], Tok::Key("+".into()));
     }
 
     #[test]
@@ -306,5 +311,10 @@ mod tests {
         assert_eq!(e.location, Some(Location { line: 1, col: 11 }));
         assert!(tokenize("/* open").is_err());
         assert!(tokenize("\"open").is_err());
+        // A lone `+` once lexed as an empty word without advancing, looping until memory ran out.
+        assert_eq!(
+            words("+ +1"),
+            [Tok::Word("+".into()), Tok::Word("+1".into()), Tok::Eof]
+        );
     }
 }
