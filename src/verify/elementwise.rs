@@ -30,9 +30,7 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
         Convert => convert(ctx),
         BitcastConvert => bitcast_convert(ctx),
         ReducePrecision => reduce_precision(ctx),
-        op => Err(Error::internal(format!(
-            "`{op}` is not an element-wise op"
-        ))),
+        op => Err(Error::internal(format!("`{op}` is not an element-wise op"))),
     }
 }
 
@@ -185,27 +183,31 @@ fn compare(ctx: &Ctx) -> Result<Shape> {
     );
     let default = default_compare_type(a.ty);
     if ctx.attrs().has("type") {
-            let s = ctx.attrs().enum_value("type").unwrap_or("");
-            let t = parse_compare_type(s).ok_or_else(|| {
-                Error::invalid(
-                    "compare.type",
-                    format!("type must be one of FLOAT, TOTALORDER, SIGNED, UNSIGNED, got `{s}`"),
-                )
-            })?;
-            let fits = match a.ty.category() {
-                Category::Float => matches!(t, CompareType::Float | CompareType::TotalOrder),
-                Category::Complex => t == CompareType::Float,
-                Category::Signed => t == CompareType::Signed,
-                _ => t == CompareType::Unsigned,
-            };
-            ensure!(
-                fits,
+        let s = ctx.attrs().enum_value("type").unwrap_or("");
+        let t = parse_compare_type(s).ok_or_else(|| {
+            Error::invalid(
                 "compare.type",
-                "type={s} does not fit {} operands (their comparison type is {:?}{})",
-                a.ty,
-                default,
-                if a.ty.is_float() { " or TOTALORDER" } else { "" }
-            );
+                format!("type must be one of FLOAT, TOTALORDER, SIGNED, UNSIGNED, got `{s}`"),
+            )
+        })?;
+        let fits = match a.ty.category() {
+            Category::Float => matches!(t, CompareType::Float | CompareType::TotalOrder),
+            Category::Complex => t == CompareType::Float,
+            Category::Signed => t == CompareType::Signed,
+            _ => t == CompareType::Unsigned,
+        };
+        ensure!(
+            fits,
+            "compare.type",
+            "type={s} does not fit {} operands (their comparison type is {:?}{})",
+            a.ty,
+            default,
+            if a.ty.is_float() {
+                " or TOTALORDER"
+            } else {
+                ""
+            }
+        );
     }
     ensure!(
         !a.ty.is_complex() || matches!(dir, "EQ" | "NE"),

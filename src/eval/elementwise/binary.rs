@@ -9,6 +9,10 @@
 //!   integer powers wrap; floats use IEEE `pow`;
 //! - PRED: `add`/`maximum` are OR, `multiply`/`minimum` are AND.
 
+// The integer arms are written once for every width; some of their casts are to the same type
+// in one expansion and needed in the others.
+#![allow(clippy::unnecessary_cast)]
+
 use super::math::{self, c_narrow, c_widen};
 use super::{map2, type_error};
 use crate::error::Result;
@@ -120,22 +124,37 @@ pub fn eval(op: Opcode, a: &D, b: &D) -> Result<D> {
         Multiply => arith!(op, a, b, |x, y, T, U, S| x.wrapping_mul(y),
             |x: f32, y: f32| x * y, |x: f64, y: f64| x * y, math::c_mul,
             (D::Pred(p), D::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x & y))),
-        Divide => arith!(op, a, b, |x, y, T, U, S| {
+        Divide => arith!(
+            op,
+            a,
+            b,
+            |x, y, T, U, S| {
                 if y == 0 {
                     // −1 for signed types, all ones (the maximum) for unsigned: the same bits.
-                    !(0 as T)
+                    !T::default()
                 } else {
                     x.wrapping_div(y)
                 }
             },
-            |x: f32, y: f32| x / y, |x: f64, y: f64| x / y, math::c_div),
+            |x: f32, y: f32| x / y,
+            |x: f64, y: f64| x / y,
+            math::c_div
+        ),
         Remainder => match (a, b) {
             (D::F16(_), _) | (D::BF16(_), _) | (D::F32(_), _) | (D::F64(_), _) => {
                 floats!(op, a, b, |x: f32, y: f32| x % y, |x: f64, y: f64| x % y)
             }
-            _ => ints!(op, a, b, |x, y, T, U, S| if y == 0 { x } else { x.wrapping_rem(y) }),
+            _ => ints!(op, a, b, |x, y, T, U, S| if y == 0 {
+                x
+            } else {
+                x.wrapping_rem(y)
+            }),
         },
-        Power => arith!(op, a, b, |x, y, T, U, S| {
+        Power => arith!(
+            op,
+            a,
+            b,
+            |x, y, T, U, S| {
                 let negative = (T::MIN as i128) < 0 && (y as S) < 0;
                 if x == 1 || y == 0 {
                     1
@@ -147,7 +166,8 @@ pub fn eval(op: Opcode, a: &D, b: &D) -> Result<D> {
             },
             |x: f32, y: f32| (x as f64).powf(y as f64) as f32,
             |x: f64, y: f64| x.powf(y),
-            math::c_pow),
+            math::c_pow
+        ),
         Atan2 => floats!(op, a, b,
             |x: f32, y: f32| (x as f64).atan2(y as f64) as f32,
             |x: f64, y: f64| x.atan2(y),
@@ -160,8 +180,16 @@ pub fn eval(op: Opcode, a: &D, b: &D) -> Result<D> {
                 (D::BF16(p), D::BF16(q)) => D::BF16(fmaxmin!(p, q, max)),
                 (D::F32(p), D::F32(q)) => D::F32(fmaxmin!(p, q, max)),
                 (D::F64(p), D::F64(q)) => D::F64(fmaxmin!(p, q, max)),
-                (D::Pred(p), D::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| if max { x | y } else { x & y })),
-                _ => ints!(op, a, b, |x, y, T, U, S| if max { x.max(y) } else { x.min(y) }),
+                (D::Pred(p), D::Pred(q)) => D::Pred(map2(
+                    p,
+                    q,
+                    |x: bool, y: bool| if max { x | y } else { x & y },
+                )),
+                _ => ints!(op, a, b, |x, y, T, U, S| if max {
+                    x.max(y)
+                } else {
+                    x.min(y)
+                }),
             }
         }
         And => ints!(op, a, b, |x, y, T, U, S| x & y,
@@ -177,7 +205,11 @@ pub fn eval(op: Opcode, a: &D, b: &D) -> Result<D> {
         ShiftRightArithmetic => ints!(op, a, b, |x, y, T, U, S| {
             let n = y as U;
             let v = x as S;
-            (if n >= T::BITS as U { if v < 0 { -1 } else { 0 } } else { v >> n }) as T
+            (if n >= T::BITS as U {
+                if v < 0 { -1 } else { 0 }
+            } else {
+                v >> n
+            }) as T
         }),
         ShiftRightLogical => ints!(op, a, b, |x, y, T, U, S| {
             let n = y as U;

@@ -76,11 +76,7 @@ fn key32(b: u32) -> i32 {
 }
 fn key64(b: u64) -> i64 {
     let s = b as i64;
-    if s < 0 {
-        s ^ 0x7fff_ffff_ffff_ffff
-    } else {
-        s
-    }
+    if s < 0 { s ^ 0x7fff_ffff_ffff_ffff } else { s }
 }
 
 pub fn eval(inst: &Instruction, a: &D, b: &D) -> Result<D> {

@@ -12,6 +12,10 @@
 //! narrower, each element's bytes split in memory order over a new minor dimension (its low-order
 //! part first); when wider, the minor dimension's elements join in the same order.
 
+// Each `Dest` impl is written once for several types; some casts are to the same type in one
+// expansion and needed in the others.
+#![allow(clippy::unnecessary_cast)]
+
 use super::math::{f64_to_f32_odd, reduce_precision_bits, u64_to_f32_odd};
 use super::{map1, type_error};
 use crate::error::{Error, Result};

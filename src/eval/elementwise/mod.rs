@@ -92,7 +92,11 @@ pub fn convert_data(d: &ArrayData, to: crate::types::ElementType) -> Result<Arra
 }
 
 /// `reduce-precision` on raw data: for benchmarks and tests.
-pub fn reduce_precision_data(d: &ArrayData, exponent_bits: i64, mantissa_bits: i64) -> Result<ArrayData> {
+pub fn reduce_precision_data(
+    d: &ArrayData,
+    exponent_bits: i64,
+    mantissa_bits: i64,
+) -> Result<ArrayData> {
     convert::reduce_precision(d, exponent_bits, mantissa_bits)
 }
 
@@ -137,7 +141,10 @@ where
     F: Fn(T) -> U + Sync + Send,
 {
     if x.len() >= PAR_THRESHOLD {
-        x.par_iter().with_min_len(MIN_CHUNK).map(|&v| f(v)).collect()
+        x.par_iter()
+            .with_min_len(MIN_CHUNK)
+            .map(|&v| f(v))
+            .collect()
     } else {
         x.iter().map(|&v| f(v)).collect()
     }
@@ -178,7 +185,11 @@ where
     let ct = |v: &[C], i: usize| if v.len() == 1 { v[0] } else { v[i] };
     let g = |i: usize| f(at(a, i), bt(b, i), ct(c, i));
     if n >= PAR_THRESHOLD {
-        (0..n).into_par_iter().with_min_len(MIN_CHUNK).map(g).collect()
+        (0..n)
+            .into_par_iter()
+            .with_min_len(MIN_CHUNK)
+            .map(g)
+            .collect()
     } else {
         (0..n).map(g).collect()
     }

@@ -4,6 +4,9 @@
 //! uses the platform libm, and `math::erf`. Complex: C128 with `math`'s complex helpers; C64 is
 //! evaluated in C128 and rounded per component.
 
+// `count-leading-zeros`/`popcnt` cast a u32 count to each integer type, u32 included.
+#![allow(clippy::unnecessary_cast)]
+
 use super::math::{self, c_narrow, c_widen};
 use super::{map1, type_error};
 use crate::error::Result;
@@ -134,13 +137,9 @@ pub fn eval(op: Opcode, d: &D) -> Result<D> {
             other => return Err(type_error(op, other)),
         },
         Sqrt => floats_complex!(op, d, f32::sqrt, f64::sqrt, |z: C128| z.sqrt()),
-        Rsqrt => floats_complex!(
-            op,
-            d,
-            via64!(|x: f64| 1.0 / x.sqrt()),
-            |x: f64| 1.0 / x.sqrt(),
-            |z: C128| math::c_div(C128::new(1.0, 0.0), z.sqrt())
-        ),
+        Rsqrt => floats_complex!(op, d, via64!(math::rsqrt), math::rsqrt, |z: C128| {
+            math::c_div(C128::new(1.0, 0.0), z.sqrt())
+        }),
         Cbrt => floats!(op, d, via64!(f64::cbrt), f64::cbrt),
         Exp => floats_complex!(op, d, via64!(f64::exp), f64::exp, |z: C128| z.exp()),
         Expm1 => floats_complex!(op, d, via64!(f64::exp_m1), f64::exp_m1, math::c_expm1),
