@@ -201,7 +201,7 @@ fn f32_accuracy(bits: Vec<u32>) -> Result<(), TestCaseError> {
             if d > bound[1] {
                 return Err(fail(format!(
                     "{}({x:e}) = {g:e}, reference {want:e}: {d} ULP",
-                    opname(op)
+                    op.name()
                 )));
             }
         }
@@ -228,12 +228,12 @@ fn half_accuracy(bits: Vec<u16>) -> Result<(), TestCaseError> {
                 if d > bound[0] {
                     return Err(fail(format!(
                         "f16 {}({x}) = {g}, reference {want}: {d} ULP",
-                        opname(op)
+                        op.name()
                     )));
                 }
             }
         } else {
-            return Err(fail(format!("f16 {} failed", opname(op))));
+            return Err(fail(format!("f16 {} failed", op.name())));
         }
         if let Ok(D::BF16(got)) = unary_data(op, &D::BF16(bh.clone())) {
             for (x, g) in bh.iter().zip(&got) {
@@ -248,12 +248,12 @@ fn half_accuracy(bits: Vec<u16>) -> Result<(), TestCaseError> {
                 if d > bound[0] {
                     return Err(fail(format!(
                         "bf16 {}({x}) = {g}, reference {want}: {d} ULP",
-                        opname(op)
+                        op.name()
                     )));
                 }
             }
         } else {
-            return Err(fail(format!("bf16 {} failed", opname(op))));
+            return Err(fail(format!("bf16 {} failed", op.name())));
         }
     }
     Ok(())
@@ -281,7 +281,7 @@ fn exact_arithmetic(bits: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
             if ulps32(g, want) != 0 {
                 return Err(fail(format!(
                     "{}({x:e}, {y:e}) = {g:e}, want {want:e}",
-                    opname(op)
+                    op.name()
                 )));
             }
         }
@@ -302,7 +302,7 @@ fn exact_arithmetic(bits: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
                 {
                     return Err(fail(format!(
                         "f16 {}({x}, {y}) = {g}, want {want}",
-                        opname(op)
+                        op.name()
                     )));
                 }
             }
@@ -323,7 +323,7 @@ fn exact_arithmetic(bits: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
                 {
                     return Err(fail(format!(
                         "bf16 {}({x}, {y}) = {g}, want {want}",
-                        opname(op)
+                        op.name()
                     )));
                 }
             }
@@ -479,7 +479,7 @@ fn commutative(pairs: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
             if !ok {
                 return Err(fail(format!(
                     "{}({:e}, {:e}) not commutative",
-                    opname(op),
+                    op.name(),
                     x[i],
                     y[i]
                 )));
@@ -500,7 +500,7 @@ fn commutative(pairs: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
         let a = binary_data(op, &D::S32(xi.clone()), &D::S32(yi.clone()));
         let b = binary_data(op, &D::S32(yi.clone()), &D::S32(xi.clone()));
         if a.map_err(|e| fail(e.to_string()))? != b.map_err(|e| fail(e.to_string()))? {
-            return Err(fail(format!("s32 {} not commutative", opname(op))));
+            return Err(fail(format!("s32 {} not commutative", op.name())));
         }
     }
     let eq1 = compare_data("EQ", None, &D::F32(x.clone()), &D::F32(y.clone()));
