@@ -399,6 +399,12 @@ fn mpmath_tables() -> Result<(), Failed> {
         }
     }
     for &(name, x, y, want) in table::F32_TABLE {
+        // mpmath has no signed zero and no atan2 of two infinities: such points (the F32 atan2
+        // inputs that overflowed or underflowed) are IEEE special cases, tested by the book.
+        let (fx, fy) = (f32::from_bits(x), f32::from_bits(y));
+        if is_binary(name) && (fx == 0.0 || fy == 0.0 || fx.is_infinite() || fy.is_infinite()) {
+            continue;
+        }
         let (xs, ys) = (
             D::F32(vec![f32::from_bits(x)]),
             D::F32(vec![f32::from_bits(y)]),
