@@ -1,0 +1,225 @@
+//! Binary element-wise ops, with XLA's reference-evaluator results at the edges:
+//! - integer `divide`: x/0 is −1 (signed) or the type's maximum (unsigned); MIN/−1 is MIN;
+//! - integer `remainder`: x%0 is x; MIN%−1 is 0; the result has the dividend's sign;
+//! - shifts: an amount at or past the bit width (read as unsigned) gives 0, or for
+//!   `shift-right-arithmetic` −1 when the operand is negative (its bits read as signed);
+//! - `maximum`/`minimum` of floats: a NaN operand is returned (lhs first); otherwise
+//!   `lhs < rhs ? rhs : lhs` and `rhs < lhs ? rhs : lhs`, so equal operands (±0) give the lhs;
+//! - `power`: x⁰ = 1 and 1ʸ = 1 always; a signed integer to a negative power is 0 (1 for base 1);
+//!   integer powers wrap; floats use IEEE `pow`;
+//! - PRED: `add`/`maximum` are OR, `multiply`/`minimum` are AND.
+
+// The integer arms are written once for every width; some of their casts are to the same type
+// in one expansion and needed in the others.
+#![allow(clippy::unnecessary_cast)]
+
+use super::math::{self, c_narrow, c_widen};
+use super::{map2, type_error};
+use crate::error::Result;
+use crate::hlo::opcode::Opcode;
+use crate::literal::{ArrayData as D, C64, C128};
+use half::{bf16, f16};
+
+/// One arm per integer type; `$x`, `$y` are the elements, `$t` the type, `$u` its unsigned twin
+/// and `$s` its signed twin.
+macro_rules! ints {
+    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident, $t:ident, $u:ident, $s:ident| $body:expr $(, $extra:pat => $e:expr)*) => {
+        match ($a, $b) {
+            (D::S8(p), D::S8(q)) => { #[allow(dead_code)] type $t = i8; #[allow(dead_code)] type $u = u8; #[allow(dead_code)] type $s = i8; D::S8(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (D::S16(p), D::S16(q)) => { #[allow(dead_code)] type $t = i16; #[allow(dead_code)] type $u = u16; #[allow(dead_code)] type $s = i16; D::S16(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (D::S32(p), D::S32(q)) => { #[allow(dead_code)] type $t = i32; #[allow(dead_code)] type $u = u32; #[allow(dead_code)] type $s = i32; D::S32(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (D::S64(p), D::S64(q)) => { #[allow(dead_code)] type $t = i64; #[allow(dead_code)] type $u = u64; #[allow(dead_code)] type $s = i64; D::S64(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (D::U8(p), D::U8(q)) => { #[allow(dead_code)] type $t = u8; #[allow(dead_code)] type $u = u8; #[allow(dead_code)] type $s = i8; D::U8(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (D::U16(p), D::U16(q)) => { #[allow(dead_code)] type $t = u16; #[allow(dead_code)] type $u = u16; #[allow(dead_code)] type $s = i16; D::U16(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (D::U32(p), D::U32(q)) => { #[allow(dead_code)] type $t = u32; #[allow(dead_code)] type $u = u32; #[allow(dead_code)] type $s = i32; D::U32(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (D::U64(p), D::U64(q)) => { #[allow(dead_code)] type $t = u64; #[allow(dead_code)] type $u = u64; #[allow(dead_code)] type $s = i64; D::U64(map2(p, q, |$x: $t, $y: $t| $body)) }
+            $($extra => $e,)*
+            (other, _) => return Err(type_error($op, other)),
+        }
+    };
+}
+
+/// Floats: `$f32` on F16/BF16 (through F32, rounding once) and F32, `$f64` on F64, then extra arms.
+macro_rules! floats {
+    ($op:expr, $a:expr, $b:expr, $f32:expr, $f64:expr $(, $extra:pat => $e:expr)*) => {
+        match ($a, $b) {
+            (D::F16(p), D::F16(q)) => {
+                let f = $f32;
+                D::F16(map2(p, q, move |x: f16, y: f16| f16::from_f32(f(x.to_f32(), y.to_f32()))))
+            }
+            (D::BF16(p), D::BF16(q)) => {
+                let f = $f32;
+                D::BF16(map2(p, q, move |x: bf16, y: bf16| bf16::from_f32(f(x.to_f32(), y.to_f32()))))
+            }
+            (D::F32(p), D::F32(q)) => D::F32(map2(p, q, $f32)),
+            (D::F64(p), D::F64(q)) => D::F64(map2(p, q, $f64)),
+            $($extra => $e,)*
+            (other, _) => return Err(type_error($op, other)),
+        }
+    };
+}
+
+/// `ints!` for the ops whose float and complex arms follow a common pattern.
+macro_rules! arith {
+    ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident, $t:ident, $u:ident, $s:ident| $ibody:expr, $f32:expr, $f64:expr, $c:expr $(, $extra:pat => $e:expr)*) => {{
+        #[allow(unreachable_patterns)]
+        let r = match ($a, $b) {
+            $($extra => $e,)*
+            (D::F16(_), D::F16(_)) | (D::BF16(_), D::BF16(_)) | (D::F32(_), D::F32(_)) | (D::F64(_), D::F64(_)) => {
+                floats!($op, $a, $b, $f32, $f64)
+            }
+            (D::C64(p), D::C64(q)) => {
+                let f = $c;
+                D::C64(map2(p, q, move |x: C64, y: C64| c_narrow(f(c_widen(x), c_widen(y)))))
+            }
+            (D::C128(p), D::C128(q)) => D::C128(map2(p, q, $c)),
+            _ => ints!($op, $a, $b, |$x, $y, $t, $u, $s| $ibody),
+        };
+        r
+    }};
+}
+
+/// Integer power by squaring, wrapping (XLA's `IPow` on the unsigned twin).
+fn ipow(mut base: u64, mut exp: u64) -> u64 {
+    let mut r: u64 = 1;
+    while exp > 0 {
+        if exp & 1 == 1 {
+            r = r.wrapping_mul(base);
+        }
+        base = base.wrapping_mul(base);
+        exp >>= 1;
+    }
+    r
+}
+
+/// Float maximum/minimum on the native type (so NaN payloads pass through untouched).
+macro_rules! fmaxmin {
+    ($p:expr, $q:expr, $max:expr) => {
+        map2($p, $q, |x, y| {
+            if x.is_nan() {
+                x
+            } else if y.is_nan() {
+                y
+            } else if $max {
+                if x < y { y } else { x }
+            } else if y < x {
+                y
+            } else {
+                x
+            }
+        })
+    };
+}
+
+pub fn eval(op: Opcode, a: &D, b: &D) -> Result<D> {
+    use Opcode::*;
+    Ok(match op {
+        Add => arith!(op, a, b, |x, y, T, U, S| x.wrapping_add(y),
+            |x: f32, y: f32| x + y, |x: f64, y: f64| x + y, |x: C128, y: C128| x + y,
+            (D::C64(p), D::C64(q)) => D::C64(map2(p, q, |x: C64, y: C64| x + y)),
+            (D::Pred(p), D::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x | y))),
+        Subtract => arith!(op, a, b, |x, y, T, U, S| x.wrapping_sub(y),
+            |x: f32, y: f32| x - y, |x: f64, y: f64| x - y, |x: C128, y: C128| x - y,
+            (D::C64(p), D::C64(q)) => D::C64(map2(p, q, |x: C64, y: C64| x - y))),
+        Multiply => arith!(op, a, b, |x, y, T, U, S| x.wrapping_mul(y),
+            |x: f32, y: f32| x * y, |x: f64, y: f64| x * y, math::c_mul,
+            (D::Pred(p), D::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x & y))),
+        Divide => arith!(
+            op,
+            a,
+            b,
+            |x, y, T, U, S| {
+                if y == 0 {
+                    // −1 for signed types, all ones (the maximum) for unsigned: the same bits.
+                    !T::default()
+                } else {
+                    x.wrapping_div(y)
+                }
+            },
+            |x: f32, y: f32| x / y,
+            |x: f64, y: f64| x / y,
+            math::c_div
+        ),
+        Remainder => match (a, b) {
+            (D::F16(_), _) | (D::BF16(_), _) | (D::F32(_), _) | (D::F64(_), _) => {
+                floats!(op, a, b, |x: f32, y: f32| x % y, |x: f64, y: f64| x % y)
+            }
+            _ => ints!(op, a, b, |x, y, T, U, S| if y == 0 {
+                x
+            } else {
+                x.wrapping_rem(y)
+            }),
+        },
+        Power => arith!(
+            op,
+            a,
+            b,
+            |x, y, T, U, S| {
+                let negative = (T::MIN as i128) < 0 && (y as S) < 0;
+                if x == 1 || y == 0 {
+                    1
+                } else if negative {
+                    0
+                } else {
+                    ipow(x as U as u64, y as U as u64) as T
+                }
+            },
+            |x: f32, y: f32| (x as f64).powf(y as f64) as f32,
+            |x: f64, y: f64| x.powf(y),
+            math::c_pow
+        ),
+        Atan2 => floats!(op, a, b,
+            |x: f32, y: f32| (x as f64).atan2(y as f64) as f32,
+            |x: f64, y: f64| x.atan2(y),
+            (D::C64(p), D::C64(q)) => D::C64(map2(p, q, |x: C64, y: C64| c_narrow(math::c_atan2(c_widen(x), c_widen(y))))),
+            (D::C128(p), D::C128(q)) => D::C128(map2(p, q, math::c_atan2))),
+        Maximum | Minimum => {
+            let max = op == Maximum;
+            match (a, b) {
+                (D::F16(p), D::F16(q)) => D::F16(fmaxmin!(p, q, max)),
+                (D::BF16(p), D::BF16(q)) => D::BF16(fmaxmin!(p, q, max)),
+                (D::F32(p), D::F32(q)) => D::F32(fmaxmin!(p, q, max)),
+                (D::F64(p), D::F64(q)) => D::F64(fmaxmin!(p, q, max)),
+                (D::Pred(p), D::Pred(q)) => D::Pred(map2(
+                    p,
+                    q,
+                    |x: bool, y: bool| if max { x | y } else { x & y },
+                )),
+                _ => ints!(op, a, b, |x, y, T, U, S| if max {
+                    x.max(y)
+                } else {
+                    x.min(y)
+                }),
+            }
+        }
+        And => ints!(op, a, b, |x, y, T, U, S| x & y,
+            (D::Pred(p), D::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x & y))),
+        Or => ints!(op, a, b, |x, y, T, U, S| x | y,
+            (D::Pred(p), D::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x | y))),
+        Xor => ints!(op, a, b, |x, y, T, U, S| x ^ y,
+            (D::Pred(p), D::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x ^ y))),
+        ShiftLeft => ints!(op, a, b, |x, y, T, U, S| {
+            let n = y as U;
+            if n >= T::BITS as U { 0 } else { x << n }
+        }),
+        ShiftRightArithmetic => ints!(op, a, b, |x, y, T, U, S| {
+            let n = y as U;
+            let v = x as S;
+            (if n >= T::BITS as U {
+                if v < 0 { -1 } else { 0 }
+            } else {
+                v >> n
+            }) as T
+        }),
+        ShiftRightLogical => ints!(op, a, b, |x, y, T, U, S| {
+            let n = y as U;
+            (if n >= T::BITS as U { 0 } else { (x as U) >> n }) as T
+        }),
+        Complex => match (a, b) {
+            (D::F32(p), D::F32(q)) => D::C64(map2(p, q, C64::new)),
+            (D::F64(p), D::F64(q)) => D::C128(map2(p, q, C128::new)),
+            (other, _) => return Err(type_error(op, other)),
+        },
+        _ => return Err(type_error(op, a)),
+    })
+}

@@ -1,0 +1,134 @@
+//! `compare`: EQ/NE/LT/LE/GT/GE producing PRED. FLOAT comparisons are IEEE 754's (NaN is
+//! unordered: only NE holds; −0 equals +0). TOTALORDER compares floats by the total order
+//! −NaN < −∞ < −finite < −0 < +0 < +finite < +∞ < +NaN, implemented by mapping each bit pattern
+//! to a signed integer key (negative values have their magnitude bits flipped), so NaNs with
+//! different payloads are distinct and ordered by payload. SIGNED/UNSIGNED are the integers' own
+//! orders; PRED compares false < true. Complex values support only EQ and NE (both components).
+
+use super::{map2, type_error};
+use crate::error::{Error, Result};
+use crate::hlo::ast::Instruction;
+use crate::literal::{ArrayData as D, C64, C128};
+use crate::types::{Category, ElementType};
+use half::{bf16, f16};
+
+/// The comparison types of `compare`'s `type=` attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareType {
+    Float,
+    TotalOrder,
+    Signed,
+    Unsigned,
+}
+
+/// The default comparison type of an element type (HLO text's rule).
+pub fn default_compare_type(ty: ElementType) -> CompareType {
+    match ty.category() {
+        Category::Float | Category::Complex => CompareType::Float,
+        Category::Signed => CompareType::Signed,
+        _ => CompareType::Unsigned,
+    }
+}
+
+pub fn parse_compare_type(s: &str) -> Option<CompareType> {
+    Some(match s {
+        "FLOAT" => CompareType::Float,
+        "TOTALORDER" => CompareType::TotalOrder,
+        "SIGNED" => CompareType::Signed,
+        "UNSIGNED" => CompareType::Unsigned,
+        _ => return None,
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dir {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// One loop per direction, comparing `$key(x)` with `$key(y)`.
+macro_rules! by_dir {
+    ($dir:expr, $p:expr, $q:expr, $key:expr) => {{
+        let k = $key;
+        match $dir {
+            Dir::Eq => map2($p, $q, move |x, y| k(x) == k(y)),
+            Dir::Ne => map2($p, $q, move |x, y| k(x) != k(y)),
+            Dir::Lt => map2($p, $q, move |x, y| k(x) < k(y)),
+            Dir::Le => map2($p, $q, move |x, y| k(x) <= k(y)),
+            Dir::Gt => map2($p, $q, move |x, y| k(x) > k(y)),
+            Dir::Ge => map2($p, $q, move |x, y| k(x) >= k(y)),
+        }
+    }};
+}
+
+/// Total-order keys: the bits as a signed integer, magnitude flipped for negative values.
+fn key16(b: u16) -> i16 {
+    let s = b as i16;
+    if s < 0 { s ^ 0x7fff } else { s }
+}
+fn key32(b: u32) -> i32 {
+    let s = b as i32;
+    if s < 0 { s ^ 0x7fff_ffff } else { s }
+}
+fn key64(b: u64) -> i64 {
+    let s = b as i64;
+    if s < 0 { s ^ 0x7fff_ffff_ffff_ffff } else { s }
+}
+
+pub fn eval(inst: &Instruction, a: &D, b: &D) -> Result<D> {
+    compare_data(
+        inst.attrs.enum_value("direction").unwrap_or(""),
+        inst.attrs.enum_value("type"),
+        a,
+        b,
+    )
+}
+
+/// `compare` on raw data: `direction` is `EQ`..`GE`, `ty` the optional comparison type.
+pub fn compare_data(direction: &str, ty: Option<&str>, a: &D, b: &D) -> Result<D> {
+    let dir = match direction {
+        "EQ" => Dir::Eq,
+        "NE" => Dir::Ne,
+        "LT" => Dir::Lt,
+        "LE" => Dir::Le,
+        "GT" => Dir::Gt,
+        "GE" => Dir::Ge,
+        other => {
+            return Err(Error::internal(format!(
+                "compare direction `{other}` passed the verifier"
+            )));
+        }
+    };
+    let ty = ty
+        .and_then(parse_compare_type)
+        .unwrap_or_else(|| default_compare_type(a.ty()));
+    let total = ty == CompareType::TotalOrder;
+    Ok(D::Pred(match (a, b) {
+        (D::F16(p), D::F16(q)) if total => by_dir!(dir, p, q, |x: f16| key16(x.to_bits())),
+        (D::BF16(p), D::BF16(q)) if total => by_dir!(dir, p, q, |x: bf16| key16(x.to_bits())),
+        (D::F32(p), D::F32(q)) if total => by_dir!(dir, p, q, |x: f32| key32(x.to_bits())),
+        (D::F64(p), D::F64(q)) if total => by_dir!(dir, p, q, |x: f64| key64(x.to_bits())),
+        (D::F16(p), D::F16(q)) => by_dir!(dir, p, q, |x: f16| x.to_f32()),
+        (D::BF16(p), D::BF16(q)) => by_dir!(dir, p, q, |x: bf16| x.to_f32()),
+        (D::F32(p), D::F32(q)) => by_dir!(dir, p, q, |x: f32| x),
+        (D::F64(p), D::F64(q)) => by_dir!(dir, p, q, |x: f64| x),
+        (D::Pred(p), D::Pred(q)) => by_dir!(dir, p, q, |x: bool| x),
+        (D::S8(p), D::S8(q)) => by_dir!(dir, p, q, |x: i8| x),
+        (D::S16(p), D::S16(q)) => by_dir!(dir, p, q, |x: i16| x),
+        (D::S32(p), D::S32(q)) => by_dir!(dir, p, q, |x: i32| x),
+        (D::S64(p), D::S64(q)) => by_dir!(dir, p, q, |x: i64| x),
+        (D::U8(p), D::U8(q)) => by_dir!(dir, p, q, |x: u8| x),
+        (D::U16(p), D::U16(q)) => by_dir!(dir, p, q, |x: u16| x),
+        (D::U32(p), D::U32(q)) => by_dir!(dir, p, q, |x: u32| x),
+        (D::U64(p), D::U64(q)) => by_dir!(dir, p, q, |x: u64| x),
+        (D::C64(p), D::C64(q)) if dir == Dir::Eq => map2(p, q, |x: C64, y: C64| x == y),
+        (D::C64(p), D::C64(q)) if dir == Dir::Ne => map2(p, q, |x: C64, y: C64| x != y),
+        (D::C128(p), D::C128(q)) if dir == Dir::Eq => map2(p, q, |x: C128, y: C128| x == y),
+        (D::C128(p), D::C128(q)) if dir == Dir::Ne => map2(p, q, |x: C128, y: C128| x != y),
+        (other, _) => return Err(type_error(crate::hlo::opcode::Opcode::Compare, other)),
+    }))
+}

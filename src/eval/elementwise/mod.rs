@@ -1,0 +1,309 @@
+//! Element-wise ops: unary and binary arithmetic, comparison, select, clamp, conversions and
+//! reduce-precision.
+//!
+//! Every op runs as one typed loop per element type: the dispatch on the element type (and on the
+//! opcode) happens once per array, and the loop body is a closure the compiler specialises, so no
+//! element goes through a dynamic call. Arrays of at least `PAR_THRESHOLD` elements are split
+//! across rayon's pool.
+//!
+//! Numerics follow XLA's reference evaluator (`xla/hlo/evaluator/hlo_evaluator_typed_visitor.h`):
+//! integers wrap (two's complement); F16 and BF16 compute in F32 and round once to the narrow
+//! type; integer division by zero, shifts past the width and NaN in max/min give XLA's results.
+//! Transcendental functions of F32 are computed in F64 and rounded, so they are within one ULP;
+//! F64 ones use the platform's libm (and `math::erf` for erf).
+
+mod binary;
+pub mod compare;
+mod convert;
+pub mod math;
+mod unary;
+
+use super::{Evaluator, array};
+use crate::error::{Error, Result};
+use crate::hlo::ast::Instruction;
+use crate::hlo::opcode::Opcode;
+use crate::literal::{Array, ArrayData, Literal};
+use rayon::prelude::*;
+
+/// Arrays with at least this many elements are processed in parallel.
+pub const PAR_THRESHOLD: usize = 1 << 16;
+/// The smallest piece of work a rayon task gets.
+const MIN_CHUNK: usize = 1 << 13;
+
+pub fn eval(_ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+    use Opcode::*;
+    match inst.opcode {
+        Abs | Cbrt | Ceil | Clz | Cos | Erf | Exp | Expm1 | Floor | Imag | IsFinite | Log
+        | Log1p | Logistic | Negate | Not | PopulationCount | Real | RoundNearestAfz
+        | RoundNearestEven | Rsqrt | Sign | Sin | Sqrt | Tan | Tanh => {
+            let a = array(ops, 0)?;
+            let data = unary::eval(inst.opcode, &a.data)?;
+            finish(inst, &a.shape.dims, data)
+        }
+        Add | Subtract | Multiply | Divide | Power | Remainder | Maximum | Minimum | And | Or
+        | Xor | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical | Atan2 | Complex => {
+            let (a, b) = pair(inst, ops)?;
+            let data = binary::eval(inst.opcode, &a.data, &b.data)?;
+            finish(inst, &a.shape.dims, data)
+        }
+        Compare => {
+            let (a, b) = pair(inst, ops)?;
+            let data = compare::eval(inst, &a.data, &b.data)?;
+            finish(inst, &a.shape.dims, data)
+        }
+        Select => select(inst, ops),
+        Clamp => clamp(inst, ops),
+        Convert => {
+            let a = array(ops, 0)?;
+            let ty = Evaluator::result_array_shape(inst)?.ty;
+            let data = convert::convert(&a.data, ty)?;
+            finish(inst, &a.shape.dims, data)
+        }
+        BitcastConvert => {
+            let a = array(ops, 0)?;
+            let shape = Evaluator::result_array_shape(inst)?.clone();
+            let data = convert::bitcast(&a.data, shape.ty)?;
+            Ok(Literal::Array(Array::from_data(shape, data)?))
+        }
+        ReducePrecision => {
+            let a = array(ops, 0)?;
+            let e = inst.attrs.int("exponent_bits").unwrap_or(i64::MAX);
+            let m = inst.attrs.int("mantissa_bits").unwrap_or(i64::MAX);
+            let data = convert::reduce_precision(&a.data, e, m)?;
+            finish(inst, &a.shape.dims, data)
+        }
+        op => Err(Error::internal(format!("`{op}` is not an element-wise op"))),
+    }
+}
+
+/// A unary op on raw data (no shapes): for benchmarks and tests.
+pub fn unary_data(op: Opcode, d: &ArrayData) -> Result<ArrayData> {
+    unary::eval(op, d)
+}
+
+/// A binary op on raw data of equal length: for benchmarks and tests.
+pub fn binary_data(op: Opcode, a: &ArrayData, b: &ArrayData) -> Result<ArrayData> {
+    binary::eval(op, a, b)
+}
+
+/// `convert` on raw data: for benchmarks and tests.
+pub fn convert_data(d: &ArrayData, to: crate::types::ElementType) -> Result<ArrayData> {
+    convert::convert(d, to)
+}
+
+/// `reduce-precision` on raw data: for benchmarks and tests.
+pub fn reduce_precision_data(
+    d: &ArrayData,
+    exponent_bits: i64,
+    mantissa_bits: i64,
+) -> Result<ArrayData> {
+    convert::reduce_precision(d, exponent_bits, mantissa_bits)
+}
+
+/// Wraps result data in the instruction's type and layout with the operands' actual dimensions.
+fn finish(inst: &Instruction, dims: &[i64], data: ArrayData) -> Result<Literal> {
+    let shape = Evaluator::result_shape_with_dims(inst, dims)?;
+    Ok(Literal::Array(Array::from_data(shape, data)?))
+}
+
+/// The two operands of a binary op, whose actual sizes must agree (they can differ only when a
+/// dimension is dynamic).
+fn pair<'l>(inst: &Instruction, ops: &[&'l Literal]) -> Result<(&'l Array, &'l Array)> {
+    let (a, b) = (array(ops, 0)?, array(ops, 1)?);
+    same_actual_dims(inst, a, b)?;
+    Ok((a, b))
+}
+
+fn same_actual_dims(inst: &Instruction, a: &Array, b: &Array) -> Result<()> {
+    if a.shape.dims != b.shape.dims {
+        return Err(Error::runtime(format!(
+            "the operands of `{}` have dynamic sizes {:?} and {:?} at run time",
+            inst.opcode, a.shape.dims, b.shape.dims
+        ))
+        .with_rule("elementwise.dynamic_sizes_agree"));
+    }
+    Ok(())
+}
+
+pub(crate) fn type_error(op: Opcode, data: &ArrayData) -> Error {
+    Error::internal(format!(
+        "`{op}` reached the evaluator with {} elements, which the verifier refuses",
+        data.ty()
+    ))
+}
+
+/// `f` on every element, in parallel for large arrays.
+#[inline]
+pub fn map1<T, U, F>(x: &[T], f: F) -> Vec<U>
+where
+    T: Copy + Sync,
+    U: Send,
+    F: Fn(T) -> U + Sync + Send,
+{
+    if x.len() >= PAR_THRESHOLD {
+        x.par_iter()
+            .with_min_len(MIN_CHUNK)
+            .map(|&v| f(v))
+            .collect()
+    } else {
+        x.iter().map(|&v| f(v)).collect()
+    }
+}
+
+/// `f` on every pair of elements, in parallel for large arrays.
+#[inline]
+pub fn map2<T, U, V, F>(x: &[T], y: &[U], f: F) -> Vec<V>
+where
+    T: Copy + Sync,
+    U: Copy + Sync,
+    V: Send,
+    F: Fn(T, U) -> V + Sync + Send,
+{
+    if x.len() >= PAR_THRESHOLD {
+        x.par_iter()
+            .zip(y.par_iter())
+            .with_min_len(MIN_CHUNK)
+            .map(|(&a, &b)| f(a, b))
+            .collect()
+    } else {
+        x.iter().zip(y.iter()).map(|(&a, &b)| f(a, b)).collect()
+    }
+}
+
+/// `f` on every triple; an operand of one element stands for a scalar broadcast to every position.
+#[inline]
+pub fn map3<A, B, C, V, F>(a: &[A], b: &[B], c: &[C], n: usize, f: F) -> Vec<V>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    C: Copy + Sync,
+    V: Send,
+    F: Fn(A, B, C) -> V + Sync + Send,
+{
+    let at = |v: &[A], i: usize| if v.len() == 1 { v[0] } else { v[i] };
+    let bt = |v: &[B], i: usize| if v.len() == 1 { v[0] } else { v[i] };
+    let ct = |v: &[C], i: usize| if v.len() == 1 { v[0] } else { v[i] };
+    let g = |i: usize| f(at(a, i), bt(b, i), ct(c, i));
+    if n >= PAR_THRESHOLD {
+        (0..n)
+            .into_par_iter()
+            .with_min_len(MIN_CHUNK)
+            .map(g)
+            .collect()
+    } else {
+        (0..n).map(g).collect()
+    }
+}
+
+/// `select(pred, on_true, on_false)`: a scalar predicate picks a whole operand (arrays or tuples);
+/// an array predicate picks per element.
+fn select(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+    let p = array(ops, 0)?;
+    let (t, f) = match (ops.get(1), ops.get(2)) {
+        (Some(t), Some(f)) => (*t, *f),
+        _ => return Err(Error::internal("select needs three operands")),
+    };
+    let preds = p
+        .typed::<bool>()
+        .ok_or_else(|| Error::internal("select predicate is not pred"))?;
+    if p.shape.dims.is_empty() {
+        let chosen = if preds.first().copied().unwrap_or(false) {
+            t
+        } else {
+            f
+        };
+        let mut out = chosen.clone();
+        if let (Literal::Array(a), Some(s)) = (&mut out, inst.shape.as_array()) {
+            a.shape.layout = s.layout.clone();
+        }
+        return Ok(out);
+    }
+    let (t, f) = (array(ops, 1)?, array(ops, 2)?);
+    same_actual_dims(inst, t, f)?;
+    same_actual_dims(inst, p, t)?;
+    let n = t.len();
+    macro_rules! sel {
+        ($x:expr, $y:expr) => {
+            map3(preds, $x, $y, n, |c, a, b| if c { a } else { b })
+        };
+    }
+    use ArrayData as D;
+    let data = match (&t.data, &f.data) {
+        (D::Pred(x), D::Pred(y)) => D::Pred(sel!(x, y)),
+        (D::S8(x), D::S8(y)) => D::S8(sel!(x, y)),
+        (D::S16(x), D::S16(y)) => D::S16(sel!(x, y)),
+        (D::S32(x), D::S32(y)) => D::S32(sel!(x, y)),
+        (D::S64(x), D::S64(y)) => D::S64(sel!(x, y)),
+        (D::U8(x), D::U8(y)) => D::U8(sel!(x, y)),
+        (D::U16(x), D::U16(y)) => D::U16(sel!(x, y)),
+        (D::U32(x), D::U32(y)) => D::U32(sel!(x, y)),
+        (D::U64(x), D::U64(y)) => D::U64(sel!(x, y)),
+        (D::F16(x), D::F16(y)) => D::F16(sel!(x, y)),
+        (D::BF16(x), D::BF16(y)) => D::BF16(sel!(x, y)),
+        (D::F32(x), D::F32(y)) => D::F32(sel!(x, y)),
+        (D::F64(x), D::F64(y)) => D::F64(sel!(x, y)),
+        (D::C64(x), D::C64(y)) => D::C64(sel!(x, y)),
+        (D::C128(x), D::C128(y)) => D::C128(sel!(x, y)),
+        _ => return Err(type_error(inst.opcode, &f.data)),
+    };
+    finish(inst, &t.shape.dims, data)
+}
+
+/// `clamp(min, x, max)`: XLA's evaluator returns a NaN found in min, x or max (checked in that
+/// order) and otherwise `std::min(max, std::max(x, min))`. On ties those keep `x` against `min`
+/// and `max` against the rest, which decides only which zero comes out when zeros of both signs
+/// meet.
+fn clamp(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+    let (lo, x, hi) = (array(ops, 0)?, array(ops, 1)?, array(ops, 2)?);
+    for b in [lo, hi] {
+        if !b.shape.dims.is_empty() {
+            same_actual_dims(inst, b, x)?;
+        }
+    }
+    let n = x.len();
+    use ArrayData as D;
+    macro_rules! ord {
+        ($l:expr, $x:expr, $h:expr) => {
+            map3($l, $x, $h, n, |l, v, h| {
+                let m = if v < l { l } else { v };
+                if m < h { m } else { h }
+            })
+        };
+    }
+    macro_rules! flt {
+        ($l:expr, $x:expr, $h:expr) => {
+            map3($l, $x, $h, n, |l, v, h| {
+                if l.is_nan() {
+                    l
+                } else if v.is_nan() {
+                    v
+                } else if h.is_nan() {
+                    h
+                } else {
+                    let m = if v < l { l } else { v };
+                    if m < h { m } else { h }
+                }
+            })
+        };
+    }
+    let data = match (&lo.data, &x.data, &hi.data) {
+        (D::Pred(l), D::Pred(v), D::Pred(h)) => D::Pred(ord!(l, v, h)),
+        (D::S8(l), D::S8(v), D::S8(h)) => D::S8(ord!(l, v, h)),
+        (D::S16(l), D::S16(v), D::S16(h)) => D::S16(ord!(l, v, h)),
+        (D::S32(l), D::S32(v), D::S32(h)) => D::S32(ord!(l, v, h)),
+        (D::S64(l), D::S64(v), D::S64(h)) => D::S64(ord!(l, v, h)),
+        (D::U8(l), D::U8(v), D::U8(h)) => D::U8(ord!(l, v, h)),
+        (D::U16(l), D::U16(v), D::U16(h)) => D::U16(ord!(l, v, h)),
+        (D::U32(l), D::U32(v), D::U32(h)) => D::U32(ord!(l, v, h)),
+        (D::U64(l), D::U64(v), D::U64(h)) => D::U64(ord!(l, v, h)),
+        (D::F16(l), D::F16(v), D::F16(h)) => D::F16(flt!(l, v, h)),
+        (D::BF16(l), D::BF16(v), D::BF16(h)) => D::BF16(flt!(l, v, h)),
+        (D::F32(l), D::F32(v), D::F32(h)) => D::F32(flt!(l, v, h)),
+        (D::F64(l), D::F64(v), D::F64(h)) => D::F64(flt!(l, v, h)),
+        _ => return Err(type_error(inst.opcode, &x.data)),
+    };
+    finish(inst, &x.shape.dims, data)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,162 @@
+//! Unary element-wise ops. Integers: two's complement (`abs` and `negate` of the most negative
+//! value give it back), `count-leading-zeros`/`popcnt` on the type's bit pattern. Floats: F16/BF16
+//! go through F32 and round once; F32 transcendentals are evaluated in F64 and rounded once; F64
+//! uses the platform libm, and `math::erf`. Complex: C128 with `math`'s complex helpers; C64 is
+//! evaluated in C128 and rounded per component.
+
+// `count-leading-zeros`/`popcnt` cast a u32 count to each integer type, u32 included.
+#![allow(clippy::unnecessary_cast)]
+
+use super::math::{self, c_narrow, c_widen};
+use super::{map1, type_error};
+use crate::error::Result;
+use crate::hlo::opcode::Opcode;
+use crate::literal::{ArrayData as D, C64, C128};
+use half::{bf16, f16};
+
+/// A closure on F32 that evaluates an F64 function and rounds once.
+macro_rules! via64 {
+    ($f:expr) => {
+        |x: f32| ($f)(x as f64) as f32
+    };
+}
+
+/// Runs `$f32` on F16/BF16 (through F32) and F32, `$f64` on F64.
+macro_rules! floats {
+    ($op:expr, $d:expr, $f32:expr, $f64:expr $(, $extra:pat => $e:expr)*) => {
+        match $d {
+            D::F16(v) => {
+                let f = $f32;
+                D::F16(map1(v, move |x: f16| f16::from_f32(f(x.to_f32()))))
+            }
+            D::BF16(v) => {
+                let f = $f32;
+                D::BF16(map1(v, move |x: bf16| bf16::from_f32(f(x.to_f32()))))
+            }
+            D::F32(v) => D::F32(map1(v, $f32)),
+            D::F64(v) => D::F64(map1(v, $f64)),
+            $($extra => $e,)*
+            other => return Err(type_error($op, other)),
+        }
+    };
+}
+
+/// `floats!` plus complex: `$c` runs on C128; C64 goes through it and rounds per component.
+macro_rules! floats_complex {
+    ($op:expr, $d:expr, $f32:expr, $f64:expr, $c:expr) => {
+        floats!($op, $d, $f32, $f64,
+            D::C64(v) => {
+                let f = $c;
+                D::C64(map1(v, move |z: C64| c_narrow(f(c_widen(z)))))
+            },
+            D::C128(v) => D::C128(map1(v, $c))
+        )
+    };
+}
+
+/// Runs a body on every integer type; `$x` is the element.
+macro_rules! ints {
+    ($op:expr, $d:expr, $x:ident => $body:expr $(, $extra:pat => $e:expr)*) => {
+        match $d {
+            D::S8(v) => D::S8(map1(v, |$x: i8| $body)),
+            D::S16(v) => D::S16(map1(v, |$x: i16| $body)),
+            D::S32(v) => D::S32(map1(v, |$x: i32| $body)),
+            D::S64(v) => D::S64(map1(v, |$x: i64| $body)),
+            D::U8(v) => D::U8(map1(v, |$x: u8| $body)),
+            D::U16(v) => D::U16(map1(v, |$x: u16| $body)),
+            D::U32(v) => D::U32(map1(v, |$x: u32| $body)),
+            D::U64(v) => D::U64(map1(v, |$x: u64| $body)),
+            $($extra => $e,)*
+            other => return Err(type_error($op, other)),
+        }
+    };
+}
+
+/// Runs a body on every signed integer type, then `$rest` arms.
+macro_rules! signed {
+    ($op:expr, $d:expr, $x:ident => $body:expr $(, $extra:pat => $e:expr)*) => {
+        match $d {
+            D::S8(v) => D::S8(map1(v, |$x: i8| $body)),
+            D::S16(v) => D::S16(map1(v, |$x: i16| $body)),
+            D::S32(v) => D::S32(map1(v, |$x: i32| $body)),
+            D::S64(v) => D::S64(map1(v, |$x: i64| $body)),
+            $($extra => $e,)*
+            other => return Err(type_error($op, other)),
+        }
+    };
+}
+
+pub fn eval(op: Opcode, d: &D) -> Result<D> {
+    use Opcode::*;
+    Ok(match op {
+        Abs => signed!(op, d, x => x.wrapping_abs(),
+            D::F16(v) => D::F16(map1(v, |x: f16| f16::from_bits(x.to_bits() & 0x7fff))),
+            D::BF16(v) => D::BF16(map1(v, |x: bf16| bf16::from_bits(x.to_bits() & 0x7fff))),
+            D::F32(v) => D::F32(map1(v, f32::abs)),
+            D::F64(v) => D::F64(map1(v, f64::abs)),
+            D::C64(v) => D::F32(map1(v, |z: C64| (z.re as f64).hypot(z.im as f64) as f32)),
+            D::C128(v) => D::F64(map1(v, |z: C128| z.re.hypot(z.im)))),
+        Negate => ints!(op, d, x => x.wrapping_neg(),
+            D::F16(v) => D::F16(map1(v, |x: f16| f16::from_bits(x.to_bits() ^ 0x8000))),
+            D::BF16(v) => D::BF16(map1(v, |x: bf16| bf16::from_bits(x.to_bits() ^ 0x8000))),
+            D::F32(v) => D::F32(map1(v, |x: f32| -x)),
+            D::F64(v) => D::F64(map1(v, |x: f64| -x)),
+            D::C64(v) => D::C64(map1(v, |z: C64| -z)),
+            D::C128(v) => D::C128(map1(v, |z: C128| -z))),
+        Sign => signed!(op, d, x => x.signum(),
+            D::F16(v) => D::F16(map1(v, |x: f16| f16::from_f32(math::sign_f32(x.to_f32())))),
+            D::BF16(v) => D::BF16(map1(v, |x: bf16| bf16::from_f32(math::sign_f32(x.to_f32())))),
+            D::F32(v) => D::F32(map1(v, math::sign_f32)),
+            D::F64(v) => D::F64(map1(v, math::sign_f64)),
+            D::C64(v) => D::C64(map1(v, |z: C64| c_narrow(math::c_sign(c_widen(z))))),
+            D::C128(v) => D::C128(map1(v, math::c_sign))),
+        Not => ints!(op, d, x => !x, D::Pred(v) => D::Pred(map1(v, |x: bool| !x))),
+        Clz => ints!(op, d, x => x.leading_zeros() as _),
+        PopulationCount => ints!(op, d, x => x.count_ones() as _),
+        Ceil => floats!(op, d, f32::ceil, f64::ceil),
+        Floor => floats!(op, d, f32::floor, f64::floor),
+        RoundNearestAfz => floats!(op, d, f32::round, f64::round),
+        RoundNearestEven => floats!(op, d, f32::round_ties_even, f64::round_ties_even),
+        IsFinite => match d {
+            D::F16(v) => D::Pred(map1(v, |x: f16| x.is_finite())),
+            D::BF16(v) => D::Pred(map1(v, |x: bf16| x.is_finite())),
+            D::F32(v) => D::Pred(map1(v, f32::is_finite)),
+            D::F64(v) => D::Pred(map1(v, f64::is_finite)),
+            other => return Err(type_error(op, other)),
+        },
+        Real => match d {
+            D::C64(v) => D::F32(map1(v, |z: C64| z.re)),
+            D::C128(v) => D::F64(map1(v, |z: C128| z.re)),
+            D::F16(_) | D::BF16(_) | D::F32(_) | D::F64(_) => d.clone(),
+            other => return Err(type_error(op, other)),
+        },
+        Imag => match d {
+            D::C64(v) => D::F32(map1(v, |z: C64| z.im)),
+            D::C128(v) => D::F64(map1(v, |z: C128| z.im)),
+            D::F16(_) | D::BF16(_) | D::F32(_) | D::F64(_) => D::zeros(d.ty(), d.len()),
+            other => return Err(type_error(op, other)),
+        },
+        Sqrt => floats_complex!(op, d, f32::sqrt, f64::sqrt, |z: C128| z.sqrt()),
+        Rsqrt => floats_complex!(op, d, via64!(math::rsqrt), math::rsqrt, |z: C128| {
+            math::c_div(C128::new(1.0, 0.0), z.sqrt())
+        }),
+        Cbrt => floats!(op, d, via64!(f64::cbrt), f64::cbrt),
+        Exp => floats_complex!(op, d, via64!(f64::exp), f64::exp, |z: C128| z.exp()),
+        Expm1 => floats_complex!(op, d, via64!(f64::exp_m1), f64::exp_m1, math::c_expm1),
+        Log => floats_complex!(op, d, via64!(f64::ln), f64::ln, |z: C128| z.ln()),
+        Log1p => floats_complex!(op, d, via64!(f64::ln_1p), f64::ln_1p, math::c_log1p),
+        Logistic => floats_complex!(
+            op,
+            d,
+            via64!(math::logistic),
+            math::logistic,
+            math::c_logistic
+        ),
+        Sin => floats_complex!(op, d, via64!(f64::sin), f64::sin, |z: C128| z.sin()),
+        Cos => floats_complex!(op, d, via64!(f64::cos), f64::cos, |z: C128| z.cos()),
+        Tan => floats_complex!(op, d, via64!(f64::tan), f64::tan, |z: C128| z.tan()),
+        Tanh => floats_complex!(op, d, via64!(f64::tanh), f64::tanh, |z: C128| z.tanh()),
+        Erf => floats!(op, d, via64!(math::erf), math::erf),
+        _ => return Err(type_error(op, d)),
+    })
+}
