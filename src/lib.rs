@@ -7,9 +7,11 @@
 //! - `eval`: the interpreter, one module per op family;
 //! - `kernels`: fast Dot/Conv kernels, each with a naive oracle;
 //! - `backend`: the `Backend` trait, the reference backend and the external-process backend;
-//! - `conformance`: golden cases, book examples, tolerances, comparison and reports.
+//! - `conformance`: golden cases, book examples, tolerances, comparison and reports;
+//! - `cli`: the `xla-spec` command line (`run`, `conform`, `bench`).
 
 pub mod backend;
+pub mod cli;
 pub mod conformance;
 pub mod error;
 pub mod eval;

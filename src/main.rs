@@ -1,8 +1,9 @@
+//! The `xla-spec` binary; all logic lives in `xla_spec::cli`.
+
 fn main() {
-    std::process::exit(xla_spec_cli::main());
-}
-mod xla_spec_cli {
-    pub fn main() -> i32 {
-        0
-    }
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    std::process::exit(xla_spec::cli::main(&args));
 }

@@ -13,8 +13,9 @@ use crate::literal::Literal;
 pub struct Request<'a> {
     /// The module as HLO text (what an external backend receives).
     pub hlo: &'a str,
-    /// The same module, parsed and verified.
-    pub module: &'a Module,
+    /// The same module, parsed and verified; `None` when the reference front end refused it (an
+    /// external backend still receives the text, to show it refuses too).
+    pub module: Option<&'a Module>,
     /// Arguments, one list per replica.
     pub args: &'a [Vec<Literal>],
     /// Values `infeed` reads, in order.
@@ -33,6 +34,11 @@ pub trait Backend: Send {
     fn name(&self) -> String;
     /// Executes `req.module` as `req.args.len()` replicas.
     fn execute(&mut self, req: &Request) -> Result<Response>;
+    /// True only for the built-in reference runtime, whose error messages `expected_error` is
+    /// matched against (an external backend passes such a case by refusing in its own words).
+    fn is_reference(&self) -> bool {
+        false
+    }
 }
 
 /// The built-in reference runtime.
@@ -48,10 +54,21 @@ impl Backend for ReferenceBackend {
     fn execute(&mut self, req: &Request) -> Result<Response> {
         let mut opts = self.options.clone();
         opts.infeed = req.infeed.to_vec();
-        let outs = eval::run_replicated(req.module, req.args.to_vec(), &opts)?;
+        let parsed;
+        let module = match req.module {
+            Some(m) => m,
+            None => {
+                parsed = crate::hlo::parse_and_verify(req.hlo)?;
+                &parsed
+            }
+        };
+        let outs = eval::run_replicated(module, req.args.to_vec(), &opts)?;
         Ok(Response {
             results: outs.iter().map(|o| o.result.clone()).collect(),
             outfeed: outs.into_iter().map(|o| o.outfeed).collect(),
         })
+    }
+    fn is_reference(&self) -> bool {
+        true
     }
 }

@@ -219,7 +219,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>> {
                         break;
                     }
                 } else if is_word_char(ch)
-                    || (ch == b'+' && i > start && matches!(b[i - 1], b'e' | b'E'))
+                    || (ch == b'+' && (i == start || matches!(b[i - 1], b'e' | b'E')))
                 {
                     adv!();
                 } else {
@@ -298,6 +298,9 @@ mod tests {
         assert_eq!(words("(a: f32[]) -> f32[]")[1], Tok::Name("a".into()));
         assert!(words("(a: f32[]) -> f32[]").contains(&Tok::Arrow));
         assert_eq!(words("1e+3")[0], Tok::Word("1e+3".into()));
+        // A lone `+` once made the lexer loop forever without advancing (found by the fuzzer).
+        assert_eq!(words("c + 1")[1], Tok::Word("+".into()));
+        assert_eq!(words("c += 1")[1], Tok::Key("+".into()));
     }
 
     #[test]

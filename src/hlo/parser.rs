@@ -651,7 +651,12 @@ impl Parser {
                         dynamic,
                         layout: None,
                     };
+                    // A layout follows the dimensions directly (`f32[2]{0}`); after a space,
+                    // `{` opens a literal's value (`f32[2] {1, 0}`), which at rank 1 would
+                    // otherwise read as a layout.
+                    let adjacent = !self.toks[self.pos.min(self.toks.len() - 1)].space_before;
                     if *self.peek() == Tok::LBrace
+                        && adjacent
                         && matches!(self.peek_at(1), Tok::Word(w) if parse_i64(w).is_some())
                             | matches!(self.peek_at(1), Tok::Colon | Tok::Name(_))
                     {

@@ -1,0 +1,218 @@
+//! `xla-spec conform [PATH...]`.
+
+use super::{flag_value, one_line, usage};
+use crate::backend::Backend;
+use crate::backend::process::{DEFAULT_TIMEOUT, ProcessBackend};
+use crate::conformance::report::short_reason;
+use crate::conformance::runner::{run_reference_parallel, run_sequential};
+use crate::conformance::{Case, Outcome, Report, Status, load_path};
+use crate::eval::RunOptions;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+pub const HELP: &str = "\
+xla-spec conform [PATH...] [OPTIONS]
+
+Runs the book's runnable examples (```hlo-test / ```layout-test fences in .md files) and the
+golden cases (.json files) against the reference runtime or an external backend. Each PATH is a
+file or a directory read recursively; the default is book/ and golden/ in the current directory.
+
+OPTIONS:
+    --backend CMD        run the cases on an external backend: CMD is a shell command line (run
+                         with `sh -c`) speaking the JSON-lines protocol of the book's
+                         \"Backend protocol\" chapter; default: the reference runtime
+    --filter TEXT        run only the cases whose name contains TEXT (repeatable: any of them)
+    --report FILE.json   write a JSON report (backend, counts, each case's status and message)
+    --timeout SECS       per-case timeout for an external backend (default 60)
+    -h, --help           show this help
+
+Prints one line per failing case and closes with `N passed, N failed, N skipped`.
+Exit status: 0 when no case failed, 1 when some failed, 2 on a usage error.
+";
+
+struct Opts {
+    paths: Vec<PathBuf>,
+    backend: Option<String>,
+    filters: Vec<String>,
+    report: Option<PathBuf>,
+    timeout: Duration,
+}
+
+fn parse(args: &[String]) -> Result<Option<Opts>, String> {
+    let mut o = Opts {
+        paths: vec![],
+        backend: None,
+        filters: vec![],
+        report: None,
+        timeout: DEFAULT_TIMEOUT,
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--backend" => o.backend = Some(flag_value(&mut it, a)?.to_string()),
+            "--filter" => o.filters.push(flag_value(&mut it, a)?.to_string()),
+            "--report" => o.report = Some(PathBuf::from(flag_value(&mut it, a)?)),
+            "--timeout" => {
+                let v = flag_value(&mut it, a)?;
+                let secs: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| *s > 0.0 && *s <= 1e6)
+                    .ok_or_else(|| {
+                        format!("--timeout takes a positive number of seconds, got {v:?}")
+                    })?;
+                o.timeout = Duration::from_secs_f64(secs);
+            }
+            s if s.starts_with("--") => {
+                return Err(format!("unknown option {s} (see `xla-spec help conform`)"));
+            }
+            p => o.paths.push(PathBuf::from(p)),
+        }
+    }
+    if o.paths.is_empty() {
+        o.paths = ["book", "golden"]
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| p.exists())
+            .collect();
+        if o.paths.is_empty() {
+            return Err("no book/ or golden/ directory here; give the PATHs to run".into());
+        }
+    }
+    Ok(Some(o))
+}
+
+/// Every file a case was loaded from (the report must not overwrite one of them).
+fn input_files(cases: &[Case]) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = cases
+        .iter()
+        .filter_map(|c| c.origin.file.canonicalize().ok())
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+pub fn main(args: &[String]) -> i32 {
+    let o = match parse(args) {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            print!("{HELP}");
+            return 0;
+        }
+        Err(m) => return usage(&m),
+    };
+    let mut cases: Vec<Case> = Vec::new();
+    for p in &o.paths {
+        cases.extend(load_path(p));
+    }
+    if !o.filters.is_empty() {
+        cases.retain(|c| o.filters.iter().any(|f| c.name.contains(f.as_str())));
+    }
+    if let Some(r) = &o.report {
+        let target = r
+            .canonicalize()
+            .ok()
+            .or_else(|| std::path::absolute(r).ok());
+        if let Some(t) = target
+            && input_files(&cases).contains(&t)
+        {
+            return usage(&format!(
+                "--report {} would overwrite an input file",
+                r.display()
+            ));
+        }
+    }
+    let total = cases.len();
+    let progress = Progress::new(total);
+    let on_done = |c: &Case, out: &Outcome| progress.done(c, out);
+    let (name, outcomes) = match &o.backend {
+        None => {
+            let name = crate::backend::ReferenceBackend::default().name();
+            (
+                name,
+                run_reference_parallel(&cases, &RunOptions::default(), &on_done),
+            )
+        }
+        Some(cmd) => {
+            let mut b = ProcessBackend::new(cmd, o.timeout);
+            let outs = run_sequential(&cases, &mut b, &on_done);
+            (b.name(), outs)
+        }
+    };
+    progress.finish();
+    let report = Report::new(name, &cases, outcomes);
+    let mut out = std::io::stdout().lock();
+    for (n, _, oc) in &report.entries {
+        if oc.status == Status::Failed {
+            let _ = writeln!(out, "FAIL {n}: {}", short_reason(&oc.message));
+        }
+    }
+    let _ = writeln!(out, "{}", report.summary());
+    let _ = out.flush();
+    if let Some(path) = &o.report {
+        let text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            eprintln!(
+                "xla-spec conform: {}",
+                one_line(&format!("cannot write {}: {e}", path.display()))
+            );
+            return 2;
+        }
+    }
+    if report.count(Status::Failed) == 0 {
+        0
+    } else {
+        1
+    }
+}
+
+/// A one-line progress bar on stderr, drawn only when stderr is a terminal.
+struct Progress {
+    total: usize,
+    done: AtomicUsize,
+    failed: AtomicUsize,
+    tty: bool,
+    lock: Mutex<()>,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        Progress {
+            total,
+            done: AtomicUsize::new(0),
+            failed: AtomicUsize::new(0),
+            tty: std::io::stderr().is_terminal(),
+            lock: Mutex::new(()),
+        }
+    }
+    fn done(&self, c: &Case, o: &Outcome) {
+        let n = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+        if o.status == Status::Failed {
+            self.failed.fetch_add(1, Ordering::SeqCst);
+        }
+        if !self.tty {
+            return;
+        }
+        let _g = self.lock.lock();
+        let width = 30;
+        let filled = (n * width).checked_div(self.total).unwrap_or(width);
+        let name: String = c.name.chars().take(50).collect();
+        eprint!(
+            "\r\x1b[K[{}{}] {n}/{} ({} failed) {name}",
+            "#".repeat(filled),
+            "-".repeat(width - filled),
+            self.total,
+            self.failed.load(Ordering::SeqCst)
+        );
+    }
+    fn finish(&self) {
+        if self.tty {
+            eprint!("\r\x1b[K");
+        }
+    }
+}

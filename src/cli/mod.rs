@@ -1,0 +1,78 @@
+//! The `xla-spec` command line. `main.rs` only forwards `std::env::args` here, so everything is
+//! testable as a library. Argument parsing is hand-written (no dependency): each subcommand walks
+//! its arguments once, and every problem is a one-line message with exit status 2.
+
+mod conform;
+mod run;
+
+use std::io::Write;
+
+pub const HELP: &str = "\
+xla-spec: the executable specification of XLA's operation semantics
+
+USAGE:
+    xla-spec <COMMAND> [ARGS...]
+
+COMMANDS:
+    run FILE.hlo [ARG...]     evaluate a module on the reference runtime and print its result
+    conform [PATH...]         run the book's examples and the golden cases against a backend
+    bench [ARGS...]           measure the fast kernels against their naive oracles
+    help [COMMAND]            show this help, or a command's help
+
+Exit status: 0 success, 1 a runtime error or a failing case, 2 an invalid or malformed module,
+argument or file, or a usage error.
+Run `xla-spec help run` or `xla-spec help conform` for the options.
+";
+
+/// Runs the command line `args` (without the program name); returns the exit status.
+pub fn main(args: &[String]) -> i32 {
+    let Some(cmd) = args.first() else {
+        eprint!("{HELP}");
+        return 2;
+    };
+    let rest = &args[1..];
+    match cmd.as_str() {
+        "run" => run::main(rest),
+        "conform" => conform::main(rest),
+        "bench" => crate::kernels::bench::main(rest),
+        "help" | "--help" | "-h" => {
+            let text = match rest.first().map(String::as_str) {
+                Some("run") => run::HELP,
+                Some("conform") => conform::HELP,
+                _ => HELP,
+            };
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+            0
+        }
+        "--version" | "-V" => {
+            println!("xla-spec {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        other => usage(&format!("unknown command `{other}` (try `xla-spec help`)")),
+    }
+}
+
+/// Prints a usage error and returns exit status 2.
+pub(crate) fn usage(msg: &str) -> i32 {
+    eprintln!("xla-spec: {}", one_line(msg));
+    2
+}
+
+/// A message on one line (error messages may embed newlines).
+pub(crate) fn one_line(s: &str) -> String {
+    s.split('\n')
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// The value after a flag, or a usage error.
+pub(crate) fn flag_value<'a>(
+    it: &mut std::slice::Iter<'a, String>,
+    flag: &str,
+) -> Result<&'a str, String> {
+    it.next()
+        .map(String::as_str)
+        .ok_or_else(|| format!("{flag} needs a value"))
+}

@@ -1,0 +1,167 @@
+//! `xla-spec run FILE.hlo [ARG...]`.
+
+use super::{flag_value, one_line};
+use crate::error::Error;
+use crate::eval::{RunOptions, run_replicated};
+use crate::hlo::{parse_and_verify, parse_literal};
+use crate::literal::{Literal, literal_from_json};
+
+pub const HELP: &str = "\
+xla-spec run FILE.hlo [OPTIONS] [ARG...]
+
+Evaluates the ENTRY computation of the module in FILE.hlo on the reference runtime and prints its
+result in HLO literal text on stdout (values written by outfeed follow, one per line, prefixed
+`outfeed: `).
+
+ARG is one argument per ENTRY parameter, in order: a literal in HLO literal text such as
+'f32[2] {1, 2}' or '(f32[] 1, s32[] 2)', or @FILE.json holding a JSON literal
+({\"shape\": \"f32[2]\", \"data\": [1, 2]}).
+
+OPTIONS:
+    --infeed FILE.json      a JSON list of literals that infeed reads, in order
+    --replicas N            run N replicas; give either one argument list (every replica gets the
+                            same arguments) or N lists one after another (replica 0's arguments
+                            first); each replica's result is printed as `replica K: VALUE`
+    --max-iterations N      fail when any while loop runs more than N iterations
+    -h, --help              show this help
+
+Exit status: 0 success; 1 a runtime error; 2 a malformed or invalid module, a bad argument, an
+unreadable file or a usage error. Errors are one line on stderr.
+";
+
+fn read(path: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+}
+
+fn json_file(path: &str) -> Result<serde_json::Value, String> {
+    let text = read(path)?;
+    serde_json::from_str(&text).map_err(|e| format!("{path}: malformed JSON: {e}"))
+}
+
+fn argument(a: &str) -> Result<Literal, String> {
+    if let Some(path) = a.strip_prefix('@') {
+        let v = json_file(path)?;
+        literal_from_json(&v).map_err(|e| format!("{path}: {e}"))
+    } else {
+        parse_literal(a).map_err(|e| format!("argument {a:?}: {e}"))
+    }
+}
+
+pub fn main(args: &[String]) -> i32 {
+    match run(args) {
+        Ok(()) => 0,
+        Err((code, msg)) => {
+            eprintln!("xla-spec run: {}", one_line(&msg));
+            code
+        }
+    }
+}
+
+fn bad(msg: String) -> (i32, String) {
+    (2, msg)
+}
+
+/// 2 for an invalid program or argument (what a verifier or a caller got wrong), 1 for a failure
+/// while running (a runtime error, or an internal one).
+pub fn exit_code(e: &Error) -> i32 {
+    if e.is_invalid_program() { 2 } else { 1 }
+}
+
+fn run(args: &[String]) -> Result<(), (i32, String)> {
+    let mut file = None;
+    let mut lits: Vec<String> = Vec::new();
+    let mut opts = RunOptions::default();
+    let mut replicas = 1usize;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-h" | "--help" => {
+                print!("{HELP}");
+                return Ok(());
+            }
+            "--infeed" => {
+                let path = flag_value(&mut it, a).map_err(bad)?;
+                let v = json_file(path).map_err(bad)?;
+                let list = v.as_array().ok_or_else(|| {
+                    bad(format!("{path}: --infeed takes a JSON list of literals"))
+                })?;
+                opts.infeed = list
+                    .iter()
+                    .map(|l| literal_from_json(l).map_err(|e| bad(format!("{path}: {e}"))))
+                    .collect::<Result<_, _>>()?;
+            }
+            "--replicas" => {
+                let v = flag_value(&mut it, a).map_err(bad)?;
+                replicas = v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=1024).contains(n))
+                    .ok_or_else(|| bad(format!("--replicas takes 1 to 1024, got {v:?}")))?;
+            }
+            "--max-iterations" => {
+                let v = flag_value(&mut it, a).map_err(bad)?;
+                opts.max_while_iterations = v
+                    .parse()
+                    .map_err(|_| bad(format!("--max-iterations takes a count, got {v:?}")))?;
+            }
+            s if s.starts_with("--") => {
+                return Err(bad(format!("unknown option {s} (see `xla-spec help run`)")));
+            }
+            _ if file.is_none() => file = Some(a.clone()),
+            _ => lits.push(a.clone()),
+        }
+    }
+    let Some(file) = file else {
+        return Err(bad(
+            "usage: xla-spec run FILE.hlo [ARG...] (see `xla-spec help run`)".into(),
+        ));
+    };
+    let text = read(&file).map_err(bad)?;
+    let module = parse_and_verify(&text).map_err(|e| bad(format!("{file}: {e}")))?;
+    let values: Vec<Literal> = lits
+        .iter()
+        .map(|a| argument(a))
+        .collect::<Result<_, _>>()
+        .map_err(bad)?;
+    let params = module.entry().parameters().len();
+    let per_replica: Vec<Vec<Literal>> = if replicas == 1 || values.len() == params {
+        vec![values; replicas]
+    } else if values.len() == params * replicas {
+        values.chunks(params.max(1)).map(|c| c.to_vec()).collect()
+    } else {
+        return Err(bad(format!(
+            "the entry computation takes {params} argument(s): give {params} (shared by all replicas) or {} ({replicas} replicas x {params}), got {}",
+            params * replicas,
+            values.len()
+        )));
+    };
+    let outs = run_replicated(&module, per_replica, &opts)
+        .map_err(|e: Error| (exit_code(&e), e.to_string()))?;
+    let multi = outs.len() > 1;
+    for (k, o) in outs.iter().enumerate() {
+        let prefix = if multi {
+            format!("replica {k}: ")
+        } else {
+            String::new()
+        };
+        println!("{prefix}{}", o.result);
+        for v in &o.outfeed {
+            println!("{prefix}outfeed: {v}");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_by_error_kind() {
+        assert_eq!(exit_code(&Error::runtime("empty infeed")), 1);
+        assert_eq!(exit_code(&Error::internal("bug")), 1);
+        assert_eq!(exit_code(&Error::invalid("hlo.arity", "x")), 2);
+        let e = crate::eval::not_implemented(crate::hlo::Opcode::Sort);
+        assert_eq!(exit_code(&e), 1);
+    }
+}

@@ -1,0 +1,307 @@
+//! Judging a value against the expected one.
+//!
+//! - Shapes must match: the same element type and dimensions (layouts are not compared: a literal's
+//!   elements are in logical order whatever its layout); tuples recurse element by element.
+//! - PRED and integers are always compared exactly.
+//! - Floats without a tolerance are compared bit for bit, except that any NaN matches any NaN
+//!   (payloads and signs of NaNs are not specified). So `-0.0` and `+0.0` differ.
+//! - With a tolerance an element passes when `|got - want| <= atol + rtol * |want|` or, if `ulp`
+//!   is given, when the two are at most `ulp` representable values apart. Infinities must match
+//!   exactly; a NaN must meet a NaN.
+//! - Complex values are judged component by component.
+//!
+//! A failure message shows the shape, the first few differing indices with got and want, how many
+//! elements differ, the largest absolute error and the largest distance in ULPs.
+
+use super::case::Tolerance;
+use crate::literal::{Array, Literal, Scalar, text::scalar_text};
+use crate::types::ElementType;
+
+/// How many mismatching elements a report lists.
+const SHOWN: usize = 5;
+
+/// `Ok(())` if `got` matches `want`, else a multi-line description of the difference.
+pub fn compare(got: &Literal, want: &Literal, tol: Option<&Tolerance>) -> Result<(), String> {
+    compare_at(got, want, tol, "")
+}
+
+fn compare_at(
+    got: &Literal,
+    want: &Literal,
+    tol: Option<&Tolerance>,
+    path: &str,
+) -> Result<(), String> {
+    let at = if path.is_empty() {
+        String::new()
+    } else {
+        format!(" at tuple index {path}")
+    };
+    match (got, want) {
+        (Literal::Token, Literal::Token) => Ok(()),
+        (Literal::Tuple(g), Literal::Tuple(w)) => {
+            if g.len() != w.len() {
+                return Err(format!(
+                    "shape mismatch{at}: got {}, want {}",
+                    got.shape(),
+                    want.shape()
+                ));
+            }
+            for (i, (x, y)) in g.iter().zip(w).enumerate() {
+                let p = if path.is_empty() {
+                    format!("{{{i}}}")
+                } else {
+                    format!("{path}{{{i}}}")
+                };
+                compare_at(x, y, tol, &p)?;
+            }
+            Ok(())
+        }
+        (Literal::Array(g), Literal::Array(w)) => compare_arrays(g, w, tol).map_err(|m| {
+            if path.is_empty() {
+                m
+            } else {
+                format!("at tuple index {path}: {m}")
+            }
+        }),
+        _ => Err(format!(
+            "shape mismatch{at}: got {}, want {}",
+            got.shape(),
+            want.shape()
+        )),
+    }
+}
+
+struct Mismatch {
+    index: usize,
+    got: Scalar,
+    want: Scalar,
+}
+
+fn compare_arrays(g: &Array, w: &Array, tol: Option<&Tolerance>) -> Result<(), String> {
+    if g.ty() != w.ty() || g.dims() != w.dims() || g.len() != w.len() {
+        return Err(format!(
+            "shape mismatch: got {}, want {}",
+            without_layout(g),
+            without_layout(w)
+        ));
+    }
+    let ty = g.ty();
+    let mut shown: Vec<Mismatch> = Vec::new();
+    let mut count = 0usize;
+    // The largest finite absolute error over all elements, where it occurs, and the largest ULP
+    // distance.
+    let mut max_err: Option<(f64, usize)> = None;
+    let mut max_ulp: u128 = 0;
+    for i in 0..g.len() {
+        let (x, y) = (g.data.get(i), w.data.get(i));
+        let parts = components(x).into_iter().zip(components(y));
+        let mut ok = true;
+        for ((gx, gbits), (wy, wbits)) in parts {
+            if let Some(fmt) = float_width(ty) {
+                if gx.is_finite() && wy.is_finite() {
+                    let e = (gx - wy).abs();
+                    if max_err.is_none_or(|(m, _)| e > m) {
+                        max_err = Some((e, i));
+                    }
+                    max_ulp = max_ulp.max(ulp_distance(gbits, wbits, fmt));
+                }
+                ok &= float_ok(gx, wy, gbits, wbits, fmt, tol);
+            } else {
+                ok &= gbits == wbits;
+            }
+        }
+        if !ok {
+            count += 1;
+            if shown.len() < SHOWN {
+                shown.push(Mismatch {
+                    index: i,
+                    got: x,
+                    want: y,
+                });
+            }
+        }
+    }
+    if count == 0 {
+        return Ok(());
+    }
+    let mut msg = format!(
+        "value mismatch in {}: {count} of {} element(s) differ{}",
+        without_layout(g),
+        g.len(),
+        match tol {
+            Some(t) => format!(" (tolerance {t})"),
+            None => " (exact comparison)".to_string(),
+        }
+    );
+    for m in &shown {
+        msg.push_str(&format!(
+            "\n  at {}: got {}, want {}",
+            index_text(g.dims(), m.index),
+            scalar_text(m.got),
+            scalar_text(m.want)
+        ));
+    }
+    if count > shown.len() {
+        msg.push_str(&format!("\n  ... and {} more", count - shown.len()));
+    }
+    if let Some((e, i)) = max_err
+        && ty.is_floating()
+    {
+        msg.push_str(&format!(
+            "\n  largest absolute error {e:e} at {}; largest distance {max_ulp} ULP",
+            index_text(g.dims(), i)
+        ));
+    }
+    Err(msg)
+}
+
+fn without_layout(a: &Array) -> String {
+    let mut s = a.shape.clone();
+    s.layout = None;
+    s.to_string()
+}
+
+/// A linear row-major index as `[i, j, ...]` of the array's dimensions.
+fn index_text(dims: &[i64], mut k: usize) -> String {
+    let mut idx = vec![0usize; dims.len()];
+    for d in (0..dims.len()).rev() {
+        let n = dims[d].max(1) as usize;
+        idx[d] = k % n;
+        k /= n;
+    }
+    format!(
+        "[{}]",
+        idx.iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// Bit width of a floating type's components (complex types give their part's width).
+fn float_width(ty: ElementType) -> Option<u32> {
+    match ty {
+        ElementType::F16 | ElementType::BF16 => Some(16),
+        ElementType::F32 | ElementType::C64 => Some(32),
+        ElementType::F64 | ElementType::C128 => Some(64),
+        _ => None,
+    }
+}
+
+/// The value (as f64, exact for every float type) and raw bits of each component of an element:
+/// one for reals and integers, two (re, im) for complex.
+fn components(s: Scalar) -> Vec<(f64, u64)> {
+    match s {
+        Scalar::F16(x) => vec![(x.to_f64(), x.to_bits() as u64)],
+        Scalar::BF16(x) => vec![(x.to_f64(), x.to_bits() as u64)],
+        Scalar::F32(x) => vec![(x as f64, x.to_bits() as u64)],
+        Scalar::F64(x) => vec![(x, x.to_bits())],
+        Scalar::C64(c) => vec![
+            (c.re as f64, c.re.to_bits() as u64),
+            (c.im as f64, c.im.to_bits() as u64),
+        ],
+        Scalar::C128(c) => vec![(c.re, c.re.to_bits()), (c.im, c.im.to_bits())],
+        // Integers and PRED: compare the exact value (carried as bits).
+        other => {
+            let v = other.as_i128().unwrap_or(0);
+            vec![(v as f64, v as u64)]
+        }
+    }
+}
+
+/// Whether one float component passes.
+fn float_ok(g: f64, w: f64, gbits: u64, wbits: u64, width: u32, tol: Option<&Tolerance>) -> bool {
+    if g.is_nan() || w.is_nan() {
+        return g.is_nan() && w.is_nan();
+    }
+    let Some(t) = tol else {
+        return gbits == wbits;
+    };
+    if g.is_infinite() || w.is_infinite() {
+        return g == w;
+    }
+    if (g - w).abs() <= t.atol + t.rtol * w.abs() {
+        return true;
+    }
+    t.ulp
+        .is_some_and(|u| ulp_distance(gbits, wbits, width) <= u as u128)
+}
+
+/// How many representable values lie between two floats of `width` bits (0 for equal values and
+/// for +0 against -0).
+pub fn ulp_distance(a: u64, b: u64, width: u32) -> u128 {
+    let key = |bits: u64| -> i128 {
+        let sign = (bits >> (width - 1)) & 1;
+        let mag = (bits & ((1u64 << (width - 1)) - 1)) as i128;
+        if sign == 1 { -mag } else { mag }
+    };
+    (key(a) - key(b)).unsigned_abs()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hlo::parse_literal;
+
+    fn lit(s: &str) -> Literal {
+        parse_literal(s).unwrap()
+    }
+
+    #[test]
+    fn exact_is_bitwise_but_nan_matches_nan() {
+        assert!(compare(&lit("f32[2] {nan, 1}"), &lit("f32[2] {-nan, 1}"), None).is_ok());
+        assert!(compare(&lit("f32[1] {-0.0}"), &lit("f32[1] {0}"), None).is_err());
+        assert!(compare(&lit("c64[1] {(nan, 1)}"), &lit("c64[1] {(nan, 1)}"), None).is_ok());
+        assert!(compare(&lit("c64[1] {(1, 2)}"), &lit("c64[1] {(1, 3)}"), None).is_err());
+    }
+
+    #[test]
+    fn tolerance_rules() {
+        let t = Tolerance {
+            atol: 1e-3,
+            rtol: 0.0,
+            ulp: None,
+        };
+        assert!(compare(&lit("f32[] 1.0005"), &lit("f32[] 1"), Some(&t)).is_ok());
+        assert!(compare(&lit("f32[] 1.01"), &lit("f32[] 1"), Some(&t)).is_err());
+        assert!(compare(&lit("f32[] inf"), &lit("f32[] inf"), Some(&t)).is_ok());
+        assert!(compare(&lit("f32[] inf"), &lit("f32[] 1e38"), Some(&t)).is_err());
+        assert!(compare(&lit("f32[] nan"), &lit("f32[] 1"), Some(&t)).is_err());
+        let u = Tolerance {
+            ulp: Some(1),
+            ..Tolerance::default()
+        };
+        assert!(compare(&lit("f32[] 1.0000001"), &lit("f32[] 1"), Some(&u)).is_ok());
+        assert!(compare(&lit("f32[] 1.0000003"), &lit("f32[] 1"), Some(&u)).is_err());
+        // Integers ignore tolerances.
+        assert!(compare(&lit("s32[] 2"), &lit("s32[] 1"), Some(&t)).is_err());
+    }
+
+    #[test]
+    fn report_names_indices_and_errors() {
+        let e = compare(
+            &lit("f32[2,2] {{1, 2}, {3, 5}}"),
+            &lit("f32[2,2] {{1, 2}, {3, 4}}"),
+            None,
+        )
+        .unwrap_err();
+        assert!(e.contains("f32[2,2]"), "{e}");
+        assert!(e.contains("at [1, 1]: got 5, want 4"), "{e}");
+        assert!(e.contains("largest absolute error 1e0"), "{e}");
+        let e = compare(
+            &lit("(f32[] 1, s32[2] {1, 2})"),
+            &lit("(f32[] 1, s32[2] {1, 3})"),
+            None,
+        )
+        .unwrap_err();
+        assert!(e.contains("tuple index {1}"), "{e}");
+        let e = compare(&lit("f32[2] {1, 2}"), &lit("f32[1,2] {{1, 2}}"), None).unwrap_err();
+        assert!(e.contains("shape mismatch"), "{e}");
+    }
+
+    #[test]
+    fn ulp_distance_across_zero() {
+        assert_eq!(ulp_distance(0x8000_0000, 0, 32), 0);
+        assert_eq!(ulp_distance(0x8000_0001, 1, 32), 2);
+    }
+}

@@ -1,0 +1,342 @@
+//! Running one case on a backend and judging the answer.
+//!
+//! An `hlo-test` or golden case is parsed and verified by the reference front end first. For the
+//! reference backend a refusal there is the answer; an external backend always receives the text
+//! (its front end is under test too) together with the verified module when there is one.
+//!
+//! `expected_error` passes, for the reference runtime, when the error's text (its `Display`, which
+//! includes the rule label) contains the expected text; an external backend passes by refusing in
+//! any way it likes (an `error` response), and its message is reported. A crash, a hang or a
+//! malformed answer never counts as a refusal.
+
+use super::case::{Case, CaseBody, Expect, LayoutCase, RunCase};
+use super::compare::compare;
+use crate::backend::{Backend, Request};
+use crate::hlo::parse_and_verify;
+use crate::literal::{Array, ArrayData, Literal, Scalar, padding_scalar, text::scalar_text};
+use crate::shape::PaddingValue;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::Skipped => "skipped",
+        }
+    }
+}
+
+/// The verdict on one case, with a message (why it failed or was skipped; notes for a pass).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub status: Status,
+    pub message: String,
+}
+
+impl Outcome {
+    pub fn pass(message: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Status::Passed,
+            message: message.into(),
+        }
+    }
+    pub fn fail(message: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Status::Failed,
+            message: message.into(),
+        }
+    }
+    pub fn skip(message: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Status::Skipped,
+            message: message.into(),
+        }
+    }
+}
+
+/// Runs one case. Never panics on a bad case: a malformed case fails with its message.
+pub fn run_case(case: &Case, backend: &mut dyn Backend) -> Outcome {
+    match &case.body {
+        CaseBody::Malformed(m) => Outcome::fail(m.clone()),
+        CaseBody::Layout(lc) => {
+            if !backend.is_reference() {
+                return Outcome::skip("layout examples do not involve a backend");
+            }
+            match run_layout(lc) {
+                Ok(()) => Outcome::pass(""),
+                Err(m) => Outcome::fail(m),
+            }
+        }
+        CaseBody::Run(rc) => run_module_case(rc, backend),
+    }
+}
+
+fn run_module_case(rc: &RunCase, backend: &mut dyn Backend) -> Outcome {
+    let reference = backend.is_reference();
+    let parsed = parse_and_verify(&rc.hlo);
+    let module = match (&parsed, reference) {
+        (Ok(m), _) => Some(m),
+        (Err(e), true) => {
+            return match &rc.expect {
+                Expect::Error(t) => error_matches(&e.to_string(), t),
+                Expect::Values(_) => Outcome::fail(format!("the module was refused: {e}")),
+            };
+        }
+        (Err(_), false) => None,
+    };
+    let req = Request {
+        hlo: &rc.hlo,
+        module,
+        args: &rc.args,
+        infeed: &rc.infeed,
+    };
+    let result = backend.execute(&req);
+    match (result, &rc.expect) {
+        (Err(e), Expect::Error(t)) => {
+            if reference {
+                error_matches(&e.to_string(), t)
+            } else if e.rule.as_deref() == Some(crate::backend::process::REFUSED) {
+                Outcome::pass(format!("refused: {}", e.message))
+            } else {
+                Outcome::fail(format!("expected a refusal, but: {e}"))
+            }
+        }
+        (Err(e), Expect::Values(_)) => Outcome::fail(e.to_string()),
+        (Ok(r), Expect::Error(t)) => Outcome::fail(format!(
+            "expected an error containing `{t}`, but the module ran and gave {}",
+            short_values(&r.results)
+        )),
+        (Ok(r), Expect::Values(want)) => {
+            if r.results.len() != want.len() {
+                return Outcome::fail(format!(
+                    "expected {} replica result(s), got {}",
+                    want.len(),
+                    r.results.len()
+                ));
+            }
+            let multi = want.len() > 1;
+            for (k, (g, w)) in r.results.iter().zip(want).enumerate() {
+                if let Err(m) = compare(g, w, rc.tolerance.as_ref()) {
+                    return Outcome::fail(replica_prefix(multi, k, m));
+                }
+            }
+            if let Some(expected) = &rc.expected_outfeed {
+                for (k, w) in expected.iter().enumerate() {
+                    let empty = Vec::new();
+                    let g = r.outfeed.get(k).unwrap_or(&empty);
+                    if g.len() != w.len() {
+                        return Outcome::fail(replica_prefix(
+                            multi,
+                            k,
+                            format!("outfeed wrote {} value(s), expected {}", g.len(), w.len()),
+                        ));
+                    }
+                    for (i, (x, y)) in g.iter().zip(w).enumerate() {
+                        if let Err(m) = compare(x, y, rc.tolerance.as_ref()) {
+                            return Outcome::fail(replica_prefix(
+                                multi,
+                                k,
+                                format!("outfeed value {i}: {m}"),
+                            ));
+                        }
+                    }
+                }
+            }
+            Outcome::pass("")
+        }
+    }
+}
+
+fn replica_prefix(multi: bool, k: usize, m: String) -> String {
+    if multi {
+        format!("replica {k}: {m}")
+    } else {
+        m
+    }
+}
+
+fn error_matches(msg: &str, want: &str) -> Outcome {
+    if msg.contains(want) {
+        Outcome::pass(format!("refused: {msg}"))
+    } else {
+        Outcome::fail(format!(
+            "the error does not contain `{want}`; it was: {msg}"
+        ))
+    }
+}
+
+fn short_values(v: &[Literal]) -> String {
+    let s = v
+        .iter()
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join("; ");
+    if s.len() > 200 {
+        let cut = (0..=200)
+            .rev()
+            .find(|&i| s.is_char_boundary(i))
+            .unwrap_or(0);
+        format!("{}...", &s[..cut])
+    } else {
+        s
+    }
+}
+
+/// The word a padding element prints as in a layout example.
+fn padding_token(p: PaddingValue) -> &'static str {
+    match p {
+        PaddingValue::Zero | PaddingValue::Unknown => "0",
+        PaddingValue::One => "1",
+        PaddingValue::Lowest => "lowest",
+        PaddingValue::Highest => "highest",
+    }
+}
+
+/// Gives each symbol a distinct value of the shape's type (2, 3, ..., avoiding the padding
+/// value), writes the array with `Array::to_buffer` under the shape's layout plus padding, and
+/// reads the buffer back as symbols.
+pub fn run_layout(lc: &LayoutCase) -> Result<(), String> {
+    let ty = lc.shape.ty;
+    let mut layout = lc.shape.layout_or_default();
+    if let Some(p) = &lc.padded {
+        layout = layout.with_padding(p.clone(), lc.padding_value);
+    }
+    let pad = padding_scalar(ty, layout.padding_value);
+    let n = lc.values.len();
+    let mut scalars: Vec<Scalar> = Vec::with_capacity(n);
+    let mut v = 2u64;
+    while scalars.len() < n {
+        if v > n as u64 + 16 {
+            return Err(format!("{ty} cannot hold {n} distinct symbol values"));
+        }
+        let s = Scalar::from_f64(ty, v as f64);
+        v += 1;
+        if !s.bits_eq(&pad) && !scalars.iter().any(|x| x.bits_eq(&s)) {
+            scalars.push(s);
+        }
+    }
+    let mut data = ArrayData::zeros(ty, n);
+    for (i, s) in scalars.iter().enumerate() {
+        data.set(i, *s).map_err(|e| e.to_string())?;
+    }
+    let mut shape = lc.shape.clone();
+    shape.layout = None;
+    let array = Array::from_data(shape, data).map_err(|e| e.to_string())?;
+    let buf = array.to_buffer(Some(&layout)).map_err(|e| e.to_string())?;
+    let got: Vec<String> = (0..buf.len())
+        .map(|i| {
+            let x = buf.get(i);
+            match scalars.iter().position(|s| s.bits_eq(&x)) {
+                Some(k) => lc.values[k].clone(),
+                None if x.bits_eq(&pad) => padding_token(layout.padding_value).to_string(),
+                None => scalar_text(x),
+            }
+        })
+        .collect();
+    let pad_text = scalar_text(pad);
+    let same = got.len() == lc.buffer.len()
+        && got
+            .iter()
+            .zip(&lc.buffer)
+            .all(|(g, w)| g == w || (g == padding_token(layout.padding_value) && *w == pad_text));
+    if same {
+        Ok(())
+    } else {
+        Err(format!(
+            "buffer mismatch for {} (minor_to_major {:?}{}):\n  got:  {}\n  want: {}",
+            lc.shape,
+            layout.minor_to_major,
+            match &lc.padded {
+                Some(p) => format!(", padded to {p:?}"),
+                None => String::new(),
+            },
+            got.join(" "),
+            lc.buffer.join(" ")
+        ))
+    }
+}
+
+/// Runs `cases` on the reference runtime in parallel (rayon), calling `on_done` after each.
+pub fn run_reference_parallel(
+    cases: &[Case],
+    options: &crate::eval::RunOptions,
+    on_done: &(dyn Fn(&Case, &Outcome) + Sync),
+) -> Vec<Outcome> {
+    use rayon::prelude::*;
+    cases
+        .par_iter()
+        .map(|c| {
+            let mut b = crate::backend::ReferenceBackend {
+                options: options.clone(),
+            };
+            let o = run_case(c, &mut b);
+            on_done(c, &o);
+            o
+        })
+        .collect()
+}
+
+/// Runs `cases` one after another on one backend.
+pub fn run_sequential(
+    cases: &[Case],
+    backend: &mut dyn Backend,
+    on_done: &dyn Fn(&Case, &Outcome),
+) -> Vec<Outcome> {
+    cases
+        .iter()
+        .map(|c| {
+            let o = run_case(c, backend);
+            on_done(c, &o);
+            o
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::ReferenceBackend;
+    use crate::conformance::book::load_text;
+    use std::path::Path;
+
+    fn run(page: &str) -> Vec<Outcome> {
+        load_text("book::t", Path::new("t.md"), page)
+            .iter()
+            .map(|c| run_case(c, &mut ReferenceBackend::default()))
+            .collect()
+    }
+
+    #[test]
+    fn seed_layout_examples() {
+        let o = run(
+            "```layout-test a\nshape: f32[2,3]{0,1}\npadded: 3,5\nvalues: {{a, b, c}, {d, e, f}}\nbuffer: a d 0 b e 0 c f 0 0 0 0 0 0 0\n```\n```layout-test b\nshape: s8[2,2]{1,0}\npadded: 2,3\npadding_value: one\nvalues: {{a, b}, {c, d}}\nbuffer: a b 1 c d 1\n```\n```layout-test c\nshape: u8[2]\nvalues: {a, b}\nbuffer: b a\n```\n",
+        );
+        assert_eq!(o[0].status, Status::Passed, "{}", o[0].message);
+        assert_eq!(o[1].status, Status::Passed, "{}", o[1].message);
+        assert_eq!(o[2].status, Status::Failed);
+        assert!(o[2].message.contains("got:  a b"), "{}", o[2].message);
+    }
+
+    #[test]
+    fn run_cases_pass_and_fail() {
+        let m = "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT a = f32[2] add(p, p)\n}\n---\narg: f32[2] {1, 2}\n";
+        let o = run(&format!(
+            "```hlo-test ok\n{m}expected: f32[2] {{2, 4}}\n```\n```hlo-test wrong\n{m}expected: f32[2] {{2, 5}}\n```\n```hlo-test err\nHloModule m\nENTRY e {{\n  p = f32[2] parameter(0)\n  q = f32[3] parameter(1)\n  ROOT a = f32[2] add(p, q)\n}}\n---\nexpected_error: elementwise.same_shape\n```\n"
+        ));
+        assert_eq!(o[0].status, Status::Passed, "{}", o[0].message);
+        assert_eq!(o[1].status, Status::Failed);
+        assert!(
+            o[1].message.contains("at [1]: got 4, want 5"),
+            "{}",
+            o[1].message
+        );
+        assert_eq!(o[2].status, Status::Passed, "{}", o[2].message);
+    }
+}
