@@ -15,15 +15,39 @@ fn every_regression_input_is_handled() {
         let path = entry.expect("readable entry").path();
         let bytes = std::fs::read(&path).expect("readable file");
         count += 1;
-        let Ok(text) = std::str::from_utf8(&bytes) else { continue };
-        let Ok(mut m) = parse_module(text) else { continue };
-        if verify_module(&mut m, &Options { memory_budget: 1 << 16 }).is_err() {
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        let Ok(mut m) = parse_module(text) else {
+            continue;
+        };
+        if verify_module(
+            &mut m,
+            &Options {
+                memory_budget: 1 << 16,
+            },
+        )
+        .is_err()
+        {
             continue;
         }
-        let args: Vec<Literal> = m.entry().parameter_shapes().iter().map(Literal::zeros).collect();
-        let opts = RunOptions { max_while_iterations: 1000, ..RunOptions::default() };
+        let args: Vec<Literal> = m
+            .entry()
+            .parameter_shapes()
+            .iter()
+            .map(Literal::zeros)
+            .collect();
+        let opts = RunOptions {
+            max_while_iterations: 1000,
+            ..RunOptions::default()
+        };
         if let Err(e) = run(&m, args, &opts) {
-            assert_ne!(e.kind, xla_spec::ErrorKind::Internal, "{}: {e}", path.display());
+            assert_ne!(
+                e.kind,
+                xla_spec::ErrorKind::Internal,
+                "{}: {e}",
+                path.display()
+            );
         }
     }
     assert!(count > 0, "no regression inputs found in {}", dir.display());

@@ -33,6 +33,9 @@ import jaxlib._hlo as hlo  # noqa: E402
 from jaxlib import _jax  # noqa: E402
 from jax._src.lib import xla_client as xc  # noqa: E402
 
+# Without this jax silently narrows 64-bit arguments to 32 bits.
+jax.config.update("jax_enable_x64", True)
+
 DTYPES = {
     "pred": np.bool_,
     "s8": np.int8,
@@ -211,7 +214,8 @@ def client():
 
 def entry_result_shape(module):
     text = module.to_string()
-    first = text.split("\n", 1)[0]
+    # XLA's printer annotates long tuples with /*index=N*/ comments.
+    first = re.sub(r"/\*.*?\*/", "", text.split("\n", 1)[0])
     m = re.search(r"entry_computation_layout=\{\((.*)\)->(.*)\}", first)
     if not m:
         raise Unsupported("cannot read the entry computation layout")

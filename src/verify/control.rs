@@ -1,9 +1,329 @@
-//! Shape inference and constraints for this op family (to be written; see the family's issue).
+//! Shape inference and constraints for computations, control flow and side effects: call, while,
+//! conditional, after-all, add-dependency, opt-barrier, custom-call, infeed, outfeed and the
+//! send/recv family.
+//!
+//! The rules follow XLA's `ShapeInference::InferCallShape`, `InferWhileShape`,
+//! `InferConditionalShape`, `InferAfterAllShape` and the HLO text shapes of send/recv
+//! (`(data, u32[] request id, token[])` contexts); the book's pages (`book/src/ops/control/`)
+//! state each labelled rule.
 
 use super::Ctx;
 use crate::error::Result;
+use crate::hlo::opcode::Opcode;
 use crate::shape::Shape;
+use crate::types::ElementType;
+use crate::{ensure, invalid};
 
 pub fn infer(ctx: &Ctx) -> Result<Shape> {
-    super::unverified(ctx)
+    use Opcode::*;
+    match ctx.op() {
+        Call => {
+            let comp = ctx.comp_attr("to_apply")?;
+            let (_, result) = ctx.signature(comp)?;
+            let args: Vec<Shape> = ctx.operands.iter().map(|s| (*s).clone()).collect();
+            ctx.check_signature(comp, &args, &result, "call.signature")?;
+            Ok(result)
+        }
+        While => while_shape(ctx),
+        Conditional => conditional(ctx),
+        AfterAll => {
+            for (i, s) in ctx.operands.iter().enumerate() {
+                ensure!(
+                    s.is_token(),
+                    "after-all.token_operands",
+                    "after-all joins tokens; operand {i} is {s}"
+                );
+            }
+            Ok(Shape::Token)
+        }
+        AddDependency => {
+            ctx.arity(2)?;
+            ensure!(
+                ctx.operands[1].is_token(),
+                "add-dependency.token_operand",
+                "the second operand of add-dependency must be a token, got {}",
+                ctx.operands[1]
+            );
+            Ok(ctx.operands[0].clone())
+        }
+        OptimizationBarrier => {
+            ctx.arity(1)?;
+            Ok(ctx.operands[0].clone())
+        }
+        CustomCall => {
+            let d = ctx.declared_required()?;
+            if let Some(n) = crate::eval::control::layout_constraint_count(ctx.inst)? {
+                ensure!(
+                    n == ctx.operands.len(),
+                    "custom-call.operand_layouts",
+                    "operand_layout_constraints lists {n} shape(s) for {} operand(s)",
+                    ctx.operands.len()
+                );
+            }
+            Ok(d.clone())
+        }
+        Infeed => infeed(ctx),
+        Outfeed => {
+            ctx.arity(2)?;
+            token_operand(ctx, 1)?;
+            if let Some(s) = ctx.attrs().shape("outfeed_shape") {
+                ensure!(
+                    s.compatible(ctx.operands[0]),
+                    "outfeed.shape_matches",
+                    "outfeed_shape {s} does not match the operand {}",
+                    ctx.operands[0]
+                );
+            }
+            Ok(Shape::Token)
+        }
+        Send => {
+            ctx.arity(2)?;
+            channel_id(ctx)?;
+            check_pairs(ctx)?;
+            token_operand(ctx, 1)?;
+            Ok(context_shape(ctx.operands[0].clone()))
+        }
+        Recv => {
+            ctx.arity(1)?;
+            channel_id(ctx)?;
+            check_pairs(ctx)?;
+            token_operand(ctx, 0)?;
+            let d = ctx.declared_required()?;
+            match d.as_tuple() {
+                Some([_, id, Shape::Token]) if *id == Shape::scalar(ElementType::U32) => {
+                    Ok(d.clone())
+                }
+                _ => invalid!(
+                    "recv.result_shape",
+                    "recv produces a (data, u32[], token[]) context, not {d}"
+                ),
+            }
+        }
+        SendDone => {
+            ctx.arity(1)?;
+            channel_id(ctx)?;
+            context_operand(ctx)?;
+            Ok(Shape::Token)
+        }
+        RecvDone => {
+            ctx.arity(1)?;
+            channel_id(ctx)?;
+            let data = context_operand(ctx)?;
+            Ok(Shape::Tuple(vec![data, Shape::Token]))
+        }
+        op => invalid!(
+            "hlo.unsupported",
+            "xla-spec cannot verify `{op}` as a control op"
+        ),
+    }
+}
+
+/// The context a send or recv produces: (data, request id, token).
+fn context_shape(data: Shape) -> Shape {
+    Shape::Tuple(vec![data, Shape::scalar(ElementType::U32), Shape::Token])
+}
+
+fn channel_id(ctx: &Ctx) -> Result<i64> {
+    let label = format!("{}.channel_id", ctx.op());
+    match ctx.attrs().int("channel_id") {
+        Some(c) if c >= 1 => Ok(c),
+        Some(c) => Err(crate::error::Error::invalid(
+            &label,
+            format!("channel_id must be a positive integer, got {c}"),
+        )),
+        None => Err(crate::error::Error::invalid(
+            &label,
+            format!("`{}` needs a channel_id", ctx.op()),
+        )),
+    }
+}
+
+/// `_xla_send_recv_source_target_pairs`: replica ids in range, each a source at most once and a
+/// target at most once.
+fn check_pairs(ctx: &Ctx) -> Result<()> {
+    let Some(pairs) = crate::eval::control::source_target_pairs(ctx.inst)? else {
+        return Ok(());
+    };
+    let n = ctx.replica_count;
+    let (mut sources, mut targets) = (vec![false; n as usize], vec![false; n as usize]);
+    for &(s, t) in &pairs {
+        ensure!(
+            (0..n).contains(&s) && (0..n).contains(&t),
+            "channel.source_target_pairs",
+            "pair {{{s},{t}}} names a replica outside 0..{n}"
+        );
+        ensure!(
+            !sources[s as usize] && !targets[t as usize],
+            "channel.source_target_pairs",
+            "each replica may be the source of one pair and the target of one pair; {{{s},{t}}} repeats one"
+        );
+        sources[s as usize] = true;
+        targets[t as usize] = true;
+    }
+    Ok(())
+}
+
+fn token_operand(ctx: &Ctx, i: usize) -> Result<()> {
+    let s = ctx.operands[i];
+    if !s.is_token() {
+        return Err(crate::error::Error::invalid(
+            &format!("{}.token_operand", ctx.op()),
+            format!("operand {i} of `{}` must be a token, got {s}", ctx.op()),
+        ));
+    }
+    Ok(())
+}
+
+/// The operand of send-done / recv-done: a (data, u32[], token[]) context; returns the data shape.
+fn context_operand(ctx: &Ctx) -> Result<Shape> {
+    match ctx.operands[0].as_tuple() {
+        Some([data, id, Shape::Token]) if *id == Shape::scalar(ElementType::U32) => {
+            Ok(data.clone())
+        }
+        _ => Err(crate::error::Error::invalid(
+            &format!("{}.context_operand", ctx.op()),
+            format!(
+                "the operand of `{}` must be the (data, u32[], token[]) context of a {}, got {}",
+                ctx.op(),
+                if ctx.op() == Opcode::SendDone {
+                    "send"
+                } else {
+                    "recv"
+                },
+                ctx.operands[0]
+            ),
+        )),
+    }
+}
+
+fn while_shape(ctx: &Ctx) -> Result<Shape> {
+    ctx.arity(1)?;
+    let t = ctx.operands[0].clone();
+    let cond = ctx.comp_attr("condition")?;
+    let body = ctx.comp_attr("body")?;
+    let (cp, cr) = ctx.signature(cond)?;
+    ensure!(
+        cp.len() == 1 && cp[0].compatible(&t),
+        "while.condition_parameter",
+        "the condition `{}` must take one parameter of the loop state's shape {t}, it takes ({})",
+        ctx.comp_name(cond),
+        list(&cp)
+    );
+    ensure!(
+        cr.compatible(&Shape::scalar(ElementType::Pred)),
+        "while.condition_returns_pred",
+        "the condition `{}` must return pred[], it returns {cr}",
+        ctx.comp_name(cond)
+    );
+    let (bp, br) = ctx.signature(body)?;
+    ensure!(
+        bp.len() == 1 && bp[0].compatible(&t),
+        "while.body_parameter",
+        "the body `{}` must take one parameter of the loop state's shape {t}, it takes ({})",
+        ctx.comp_name(body),
+        list(&bp)
+    );
+    ensure!(
+        br.compatible(&t),
+        "while.body_result",
+        "the body `{}` must return the loop state's shape {t}, it returns {br}",
+        ctx.comp_name(body)
+    );
+    Ok(t)
+}
+
+fn conditional(ctx: &Ctx) -> Result<Shape> {
+    ctx.arity_at_least(1)?;
+    let selector = ctx.operands[0];
+    let branches: Vec<usize> = if *selector == Shape::scalar(ElementType::Pred) {
+        match (
+            ctx.attrs().comp("true_computation"),
+            ctx.attrs().comp("false_computation"),
+        ) {
+            (Some(t), Some(f)) if !ctx.attrs().has("branch_computations") => vec![t, f],
+            _ => invalid!(
+                "conditional.computations",
+                "a conditional on a pred takes true_computation and false_computation (and no branch_computations)"
+            ),
+        }
+    } else if *selector == Shape::scalar(ElementType::S32) {
+        match ctx.attrs().comps("branch_computations") {
+            Some(b)
+                if !b.is_empty()
+                    && !ctx.attrs().has("true_computation")
+                    && !ctx.attrs().has("false_computation") =>
+            {
+                b.to_vec()
+            }
+            _ => invalid!(
+                "conditional.computations",
+                "a conditional on an s32 index takes a non-empty branch_computations={{...}} list"
+            ),
+        }
+    } else {
+        invalid!(
+            "conditional.selector_type",
+            "the first operand of conditional must be pred[] or s32[], got {selector}"
+        )
+    };
+    ensure!(
+        ctx.operands.len() == branches.len() + 1,
+        "conditional.branch_count",
+        "conditional with {} branch computation(s) needs {} operand(s) after the selector, got {}",
+        branches.len(),
+        branches.len(),
+        ctx.operands.len() - 1
+    );
+    let mut result: Option<Shape> = None;
+    for (b, &comp) in branches.iter().enumerate() {
+        let arg = ctx.operands[b + 1];
+        let (ps, r) = ctx.signature(comp)?;
+        ensure!(
+            ps.len() == 1 && ps[0].compatible(arg),
+            "conditional.branch_parameter",
+            "branch {b} (`{}`) must take one parameter of its operand's shape {arg}, it takes ({})",
+            ctx.comp_name(comp),
+            list(&ps)
+        );
+        match &result {
+            None => result = Some(r),
+            Some(first) => ensure!(
+                first.compatible(&r),
+                "conditional.same_result",
+                "every branch must return the same shape: branch 0 returns {first}, branch {b} (`{}`) returns {r}",
+                ctx.comp_name(comp)
+            ),
+        }
+    }
+    result.ok_or_else(|| crate::error::Error::internal("conditional without branches"))
+}
+
+fn infeed(ctx: &Ctx) -> Result<Shape> {
+    ctx.arity(1)?;
+    token_operand(ctx, 0)?;
+    let d = ctx.declared_required()?;
+    let Some([data, Shape::Token]) = d.as_tuple() else {
+        invalid!(
+            "infeed.result_tuple",
+            "infeed produces a (data, token[]) tuple, not {d}"
+        )
+    };
+    let flat = match data {
+        Shape::Tuple(elems) => elems.iter().all(|e| e.is_array()),
+        Shape::Array(_) => true,
+        Shape::Token => false,
+    };
+    ensure!(
+        flat,
+        "infeed.no_nested_tuple",
+        "infeed data must be an array or a tuple of arrays, not {data}"
+    );
+    Ok(d.clone())
+}
+
+fn list(v: &[Shape]) -> String {
+    v.iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

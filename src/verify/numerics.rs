@@ -1,9 +1,483 @@
-//! Shape inference and constraints for this op family (to be written; see the family's issue).
+//! Shape inference and constraints for the numerics family: the three batch-norm ops, cholesky,
+//! triangular-solve, fft and the random-number ops.
+//!
+//! The rules follow XLA's `ShapeInference::InferBatchNorm*Shape`, `InferCholeskyShape`,
+//! `InferTriangularSolveShape`, `InferFftShape` and the HLO verifier's checks for `rng` and
+//! `rng-bit-generator`; the book's pages (`book/src/ops/numerics/`) state each labelled rule.
 
 use super::Ctx;
 use crate::error::Result;
-use crate::shape::Shape;
+use crate::hlo::opcode::Opcode;
+use crate::shape::{ArrayShape, Shape};
+use crate::types::ElementType;
+use crate::{ensure, invalid};
 
 pub fn infer(ctx: &Ctx) -> Result<Shape> {
-    super::unverified(ctx)
+    use Opcode::*;
+    match ctx.op() {
+        BatchNormTraining => batch_norm(ctx, 3),
+        BatchNormInference => batch_norm(ctx, 5),
+        BatchNormGrad => batch_norm(ctx, 5),
+        Cholesky => cholesky(ctx),
+        TriangularSolve => triangular_solve(ctx),
+        Fft => fft(ctx),
+        Rng => rng(ctx),
+        RngBitGenerator => rng_bit_generator(ctx),
+        RngGetAndUpdateState => {
+            ctx.arity(0)?;
+            Ok(Shape::array(ElementType::U64, vec![2]))
+        }
+        op => invalid!(
+            "hlo.unsupported",
+            "xla-spec cannot verify `{op}` as a numerics op"
+        ),
+    }
+}
+
+/// The three batch-norm ops. Operand 0 is the n-dimensional operand; the per-feature operands are
+/// rank-1 arrays of the feature dimension's size. batch-norm-grad's last operand is the gradient,
+/// shaped like the operand.
+fn batch_norm(ctx: &Ctx, arity: usize) -> Result<Shape> {
+    ctx.arity(arity)?;
+    let x = ctx.array(0)?;
+    ensure!(
+        x.ty.is_float(),
+        "batch-norm.float_operand",
+        "`{}` is defined on floating-point arrays, got {x}",
+        ctx.op()
+    );
+    ensure!(
+        x.rank() >= 1,
+        "batch-norm.feature_index_in_range",
+        "`{}` needs an operand of rank 1 or more, got {x}",
+        ctx.op()
+    );
+    let fi = ctx.int_attr("feature_index")?;
+    ensure!(
+        fi >= 0 && (fi as usize) < x.rank(),
+        "batch-norm.feature_index_in_range",
+        "feature_index={fi} is not a dimension of {x}"
+    );
+    let features = x.dims[fi as usize];
+    // epsilon is a float attribute; the parser has already refused anything else.
+    ensure!(
+        ctx.attrs().float("epsilon").is_some(),
+        "batch-norm.epsilon",
+        "epsilon must be a floating-point number"
+    );
+    let is_grad = ctx.op() == Opcode::BatchNormGrad;
+    let per_feature = if is_grad { 1..4 } else { 1..arity };
+    for i in per_feature {
+        let s = ctx.array(i)?;
+        ensure!(
+            s.ty == x.ty,
+            "batch-norm.same_type",
+            "operand {i} of `{}` has type {} but the operand is {}",
+            ctx.op(),
+            s.ty,
+            x.ty
+        );
+        ensure!(
+            s.rank() == 1 && s.dims[0] == features,
+            "batch-norm.per_feature_shape",
+            "operand {i} of `{}` must be {}[{features}] (one value per feature of dimension {fi}), got {s}",
+            ctx.op(),
+            x.ty
+        );
+    }
+    let feature_vec = Shape::array(x.ty, vec![features]);
+    let xs = Shape::Array(ArrayShape::new(x.ty, x.dims.clone()));
+    if is_grad {
+        let g = ctx.array(4)?;
+        ensure!(
+            g.same_dims_and_type(x),
+            "batch-norm.grad_output_shape",
+            "grad_output must have the operand's shape {x}, got {g}"
+        );
+    }
+    Ok(match ctx.op() {
+        Opcode::BatchNormInference => xs,
+        _ => Shape::Tuple(vec![xs, feature_vec.clone(), feature_vec]),
+    })
+}
+
+fn cholesky(ctx: &Ctx) -> Result<Shape> {
+    ctx.arity(1)?;
+    let a = ctx.array(0)?;
+    ensure!(
+        a.ty.is_floating(),
+        "cholesky.float_or_complex",
+        "cholesky is defined on floating-point and complex arrays, got {a}"
+    );
+    ensure!(
+        a.rank() >= 2,
+        "cholesky.square_minor_dims",
+        "cholesky needs a matrix or a batch of matrices (rank 2 or more), got {a}"
+    );
+    let r = a.rank();
+    ensure!(
+        a.dims[r - 2] == a.dims[r - 1],
+        "cholesky.square_minor_dims",
+        "the two minor dimensions of {a} must be equal (square matrices)"
+    );
+    Ok(Shape::Array(ArrayShape::new(a.ty, a.dims.clone())))
+}
+
+fn triangular_solve(ctx: &Ctx) -> Result<Shape> {
+    ctx.arity(2)?;
+    let (a, b) = (ctx.array(0)?, ctx.array(1)?);
+    ensure!(
+        a.ty.is_floating(),
+        "triangular-solve.float_or_complex",
+        "triangular-solve is defined on floating-point and complex arrays, got {a}"
+    );
+    ensure!(
+        a.ty == b.ty,
+        "triangular-solve.same_type",
+        "a and b must have the same element type, got {a} and {b}"
+    );
+    ensure!(
+        a.rank() >= 2 && a.rank() == b.rank(),
+        "triangular-solve.batch_dims",
+        "a and b must have the same rank, at least 2; got {a} and {b}"
+    );
+    let r = a.rank();
+    ensure!(
+        a.dims[r - 2] == a.dims[r - 1],
+        "triangular-solve.a_square",
+        "the two minor dimensions of a ({a}) must be equal"
+    );
+    ensure!(
+        a.dims[..r - 2] == b.dims[..r - 2],
+        "triangular-solve.batch_dims",
+        "a ({a}) and b ({b}) must have equal batch dimensions"
+    );
+    let left = ctx.attrs().bool("left_side").unwrap_or(false);
+    let m = a.dims[r - 1];
+    let (which, got) = if left {
+        ("rows", b.dims[r - 2])
+    } else {
+        ("columns", b.dims[r - 1])
+    };
+    ensure!(
+        got == m,
+        "triangular-solve.b_shape",
+        "with left_side={left}, b's {which} must equal a's size {m}, got {b}"
+    );
+    match ctx.attrs().enum_value("transpose_a") {
+        Some("NO_TRANSPOSE" | "TRANSPOSE" | "ADJOINT") => {}
+        Some(other) => invalid!(
+            "triangular-solve.transpose_a",
+            "transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT, got {other}"
+        ),
+        None => invalid!(
+            "triangular-solve.transpose_a",
+            "transpose_a must be given (NO_TRANSPOSE, TRANSPOSE or ADJOINT)"
+        ),
+    }
+    Ok(Shape::Array(ArrayShape::new(b.ty, b.dims.clone())))
+}
+
+fn fft(ctx: &Ctx) -> Result<Shape> {
+    ctx.arity(1)?;
+    let x = ctx.array(0)?;
+    let ty = ctx.attrs().enum_value("fft_type").unwrap_or("");
+    let len = ctx.ints_attr("fft_length")?;
+    ensure!(
+        (1..=3).contains(&len.len()),
+        "fft.length_count",
+        "fft_length must list 1 to 3 lengths, got {}",
+        len.len()
+    );
+    ensure!(
+        len.iter().all(|&n| n >= 0),
+        "fft.length_count",
+        "fft_length entries must be non-negative"
+    );
+    ensure!(
+        x.rank() >= len.len(),
+        "fft.length_count",
+        "fft_length has {} entries but the operand {x} has rank {}",
+        len.len(),
+        x.rank()
+    );
+    let k = x.rank() - len.len();
+    let inner = &x.dims[k..];
+    let last = len.len() - 1;
+    let mut dims = x.dims.clone();
+    let out_ty = match ty {
+        "FFT" | "IFFT" => {
+            ensure!(
+                x.ty.is_complex(),
+                "fft.operand_type",
+                "{ty} takes a complex operand (c64 or c128), got {x}"
+            );
+            ensure!(
+                inner == len,
+                "fft.length_matches",
+                "the innermost dimensions of {x} must equal fft_length {len:?}"
+            );
+            x.ty
+        }
+        "RFFT" => {
+            let c = x.ty.complex_of().filter(|_| x.ty.is_float());
+            let Some(c) = c else {
+                invalid!(
+                    "fft.operand_type",
+                    "RFFT takes an f32 or f64 operand, got {x}"
+                )
+            };
+            ensure!(
+                inner == len,
+                "fft.length_matches",
+                "the innermost dimensions of {x} must equal fft_length {len:?}"
+            );
+            dims[k + last] = if len[last] == 0 { 0 } else { len[last] / 2 + 1 };
+            c
+        }
+        "IRFFT" => {
+            let Some(r) = x.ty.complex_component() else {
+                invalid!(
+                    "fft.operand_type",
+                    "IRFFT takes a c64 or c128 operand, got {x}"
+                )
+            };
+            let want_last = if len[last] == 0 { 0 } else { len[last] / 2 + 1 };
+            ensure!(
+                inner[..last] == len[..last] && inner[last] == want_last,
+                "fft.length_matches",
+                "for IRFFT with fft_length {len:?} the innermost dimensions of {x} must be {:?} followed by {want_last}",
+                &len[..last]
+            );
+            dims[k + last] = len[last];
+            r
+        }
+        other => invalid!(
+            "fft.fft_type",
+            "fft_type must be FFT, IFFT, RFFT or IRFFT, got {other:?}"
+        ),
+    };
+    Ok(Shape::array(out_ty, dims))
+}
+
+fn rng(ctx: &Ctx) -> Result<Shape> {
+    ctx.arity(2)?;
+    let d = ctx.declared_required()?;
+    let Some(out) = d.as_array() else {
+        invalid!("rng.array_result", "rng produces an array, not {d}")
+    };
+    for i in 0..2 {
+        let s = ctx.scalar(i)?;
+        ensure!(
+            s.ty == out.ty,
+            "rng.scalar_parameters",
+            "the parameters of rng must be {} scalars like its result, operand {i} is {s}",
+            out.ty
+        );
+    }
+    use ElementType::*;
+    match ctx.attrs().enum_value("distribution") {
+        Some("rng_uniform") => ensure!(
+            matches!(out.ty, S32 | S64 | U32 | U64 | F16 | BF16 | F32 | F64),
+            "rng.uniform_type",
+            "rng_uniform is defined on s32, s64, u32, u64 and the float types, not {}",
+            out.ty
+        ),
+        Some("rng_normal") => ensure!(
+            out.ty.is_float(),
+            "rng.normal_type",
+            "rng_normal is defined on the float types, not {}",
+            out.ty
+        ),
+        other => invalid!(
+            "rng.distribution",
+            "distribution must be rng_uniform or rng_normal, got {}",
+            other.unwrap_or("nothing")
+        ),
+    }
+    Ok(d.clone())
+}
+
+fn rng_bit_generator(ctx: &Ctx) -> Result<Shape> {
+    ctx.arity(1)?;
+    let state = ctx.array(0)?;
+    let algorithm = ctx
+        .attrs()
+        .enum_value("algorithm")
+        .unwrap_or("rng_default")
+        .to_ascii_lowercase();
+    let sizes: &[i64] = match algorithm.as_str() {
+        "rng_three_fry" => &[2],
+        // Philox keys its 128-bit counter from state[1..3]; XLA also accepts a u64[2] state, whose
+        // counter's high word is then the key itself. rng_default is Philox, as on XLA:CPU.
+        "rng_philox" | "rng_default" => &[2, 3],
+        other => invalid!(
+            "rng-bit-generator.algorithm",
+            "algorithm must be rng_default, rng_three_fry or rng_philox, got {other}"
+        ),
+    };
+    ensure!(
+        state.ty == ElementType::U64 && state.rank() == 1 && sizes.contains(&state.dims[0]),
+        "rng-bit-generator.state_shape",
+        "{algorithm} needs a state of shape {}, got {state}",
+        sizes
+            .iter()
+            .map(|n| format!("u64[{n}]"))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    );
+    let d = ctx.declared_required()?;
+    let bits = match d.as_tuple() {
+        Some([s, Shape::Array(bits)]) if s.compatible(&Shape::Array(state.clone())) => bits,
+        _ => invalid!(
+            "rng-bit-generator.result_tuple",
+            "the result must be a tuple (new state {state}, bits array), got {d}"
+        ),
+    };
+    ensure!(
+        bits.ty.is_integer() || bits.ty.is_float(),
+        "rng-bit-generator.output_type",
+        "the generated bits must be an integer or float array, not {}",
+        bits.ty
+    );
+    Ok(d.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::eval::{RunOptions, run};
+    use crate::hlo::parse_and_verify;
+
+    fn module(body: &str) -> String {
+        format!("HloModule m\nENTRY e {{\n{body}\n}}\n")
+    }
+
+    fn rule(body: &str) -> Option<String> {
+        parse_and_verify(&module(body)).err().and_then(|e| e.rule)
+    }
+
+    #[test]
+    fn every_numerics_op_verifies_and_runs_to_its_declared_shape() {
+        let cases = [
+            "x = f32[2,2,1,2] parameter(0)\n s = f32[2] parameter(1)\n o = f32[2] parameter(2)\n ROOT r = (f32[2,2,1,2], f32[2], f32[2]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=3",
+            "x = f32[2,2,1,2] parameter(0)\n s = f32[2] parameter(1)\n o = f32[2] parameter(2)\n m = f32[2] parameter(3)\n v = f32[2] parameter(4)\n ROOT r = f32[2,2,1,2] batch-norm-inference(x, s, o, m, v), epsilon=0.001, feature_index=3",
+            "x = f32[2,2,1,2] parameter(0)\n s = f32[2] parameter(1)\n m = f32[2] parameter(2)\n v = f32[2] parameter(3)\n g = f32[2,2,1,2] parameter(4)\n ROOT r = (f32[2,2,1,2], f32[2], f32[2]) batch-norm-grad(x, s, m, v, g), epsilon=0.001, feature_index=3",
+            "a = f32[3,4,4] parameter(0)\n ROOT r = f32[3,4,4] cholesky(a), lower=true",
+            "a = f32[4,4] parameter(0)\n b = f32[4,2] parameter(1)\n ROOT r = f32[4,2] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=false, transpose_a=NO_TRANSPOSE",
+            "a = c64[4,4] parameter(0)\n b = c64[2,4] parameter(1)\n ROOT r = c64[2,4] triangular-solve(a, b), left_side=false, lower=false, unit_diagonal=true, transpose_a=ADJOINT",
+            "c = c64[8,32] parameter(0)\n ROOT r = c64[8,32] fft(c), fft_type=FFT, fft_length={32}",
+            "c = f32[8,32] parameter(0)\n ROOT r = c64[8,17] fft(c), fft_type=RFFT, fft_length={32}",
+            "c = c128[8,17] parameter(0)\n ROOT r = f64[8,32] fft(c), fft_type=IRFFT, fft_length={32}",
+            "c = f32[4,6,8] parameter(0)\n ROOT r = c64[4,6,5] fft(c), fft_type=RFFT, fft_length={4,6,8}",
+            "a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT r = f32[3,4] rng(a, b), distribution=rng_uniform",
+            "a = s32[] parameter(0)\n b = s32[] parameter(1)\n ROOT r = s32[3] rng(a, b), distribution=rng_uniform",
+            "a = f64[] parameter(0)\n b = f64[] parameter(1)\n ROOT r = f64[3] rng(a, b), distribution=rng_normal",
+            "s = u64[3] parameter(0)\n ROOT r = (u64[3], u32[2,5]) rng-bit-generator(s), algorithm=rng_philox",
+            "s = u64[2] parameter(0)\n ROOT r = (u64[2], u32[2,5]) rng-bit-generator(s), algorithm=rng_philox",
+            "s = u64[2] parameter(0)\n ROOT r = (u64[2], f32[7]) rng-bit-generator(s), algorithm=rng_three_fry",
+            "s = u64[2] parameter(0)\n ROOT r = (u64[2], u8[3]) rng-bit-generator(s)",
+            "ROOT r = u64[2] rng-get-and-update-state(), delta=8",
+        ];
+        for body in cases {
+            let m = parse_and_verify(&module(body)).unwrap_or_else(|e| panic!("{body}: {e}"));
+            let args = m
+                .entry()
+                .parameter_shapes()
+                .iter()
+                .map(crate::literal::Literal::zeros)
+                .collect();
+            let out =
+                run(&m, args, &RunOptions::default()).unwrap_or_else(|e| panic!("{body}: {e}"));
+            assert!(
+                out.result.fits(&m.entry().root().shape),
+                "{body}: got {}",
+                out.result.shape()
+            );
+        }
+    }
+
+    #[test]
+    fn numerics_constraints_have_labels() {
+        let cases = [
+            (
+                "x = s32[2,2] parameter(0)\n s = s32[2] parameter(1)\n o = s32[2] parameter(2)\n ROOT r = (s32[2,2], s32[2], s32[2]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1",
+                "batch-norm.float_operand",
+            ),
+            (
+                "x = f32[2,3] parameter(0)\n s = f32[3] parameter(1)\n o = f32[3] parameter(2)\n ROOT r = (f32[2,3], f32[3], f32[3]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=2",
+                "batch-norm.feature_index_in_range",
+            ),
+            (
+                "x = f32[2,3] parameter(0)\n s = f32[2] parameter(1)\n o = f32[3] parameter(2)\n ROOT r = (f32[2,3], f32[3], f32[3]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1",
+                "batch-norm.per_feature_shape",
+            ),
+            (
+                "a = f32[3,4] parameter(0)\n ROOT r = f32[3,4] cholesky(a)",
+                "cholesky.square_minor_dims",
+            ),
+            (
+                "a = s32[4,4] parameter(0)\n ROOT r = s32[4,4] cholesky(a)",
+                "cholesky.float_or_complex",
+            ),
+            (
+                "a = f32[4,4] parameter(0)\n b = f32[2,4] parameter(1)\n ROOT r = f32[2,4] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=false, transpose_a=NO_TRANSPOSE",
+                "triangular-solve.b_shape",
+            ),
+            (
+                "a = f32[4,4] parameter(0)\n b = f32[4,2] parameter(1)\n ROOT r = f32[4,2] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=false",
+                "triangular-solve.transpose_a",
+            ),
+            (
+                "a = f32[2,4,4] parameter(0)\n b = f32[3,4,2] parameter(1)\n ROOT r = f32[3,4,2] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=false, transpose_a=TRANSPOSE",
+                "triangular-solve.batch_dims",
+            ),
+            (
+                "c = f32[8,32] parameter(0)\n ROOT r = f32[8,32] fft(c), fft_type=FFT, fft_length={32}",
+                "fft.operand_type",
+            ),
+            (
+                "c = f32[8,32] parameter(0)\n ROOT r = c64[8,17] fft(c), fft_type=RFFT, fft_length={16}",
+                "fft.length_matches",
+            ),
+            (
+                "c = c64[2,2,2,2] parameter(0)\n ROOT r = c64[2,2,2,2] fft(c), fft_type=FFT, fft_length={2,2,2,2}",
+                "fft.length_count",
+            ),
+            (
+                "c = c64[8,16] parameter(0)\n ROOT r = f32[8,32] fft(c), fft_type=IRFFT, fft_length={32}",
+                "fft.length_matches",
+            ),
+            (
+                "a = s32[] parameter(0)\n b = s32[] parameter(1)\n ROOT r = s32[3] rng(a, b), distribution=rng_normal",
+                "rng.normal_type",
+            ),
+            (
+                "a = s8[] parameter(0)\n b = s8[] parameter(1)\n ROOT r = s8[3] rng(a, b), distribution=rng_uniform",
+                "rng.uniform_type",
+            ),
+            (
+                "a = f32[2] parameter(0)\n b = f32[] parameter(1)\n ROOT r = f32[3] rng(a, b), distribution=rng_uniform",
+                "rng.scalar_operand",
+            ),
+            (
+                "a = f64[] parameter(0)\n b = f64[] parameter(1)\n ROOT r = f32[3] rng(a, b), distribution=rng_uniform",
+                "rng.scalar_parameters",
+            ),
+            (
+                "s = u64[3] parameter(0)\n ROOT r = (u64[3], u32[2]) rng-bit-generator(s), algorithm=rng_three_fry",
+                "rng-bit-generator.state_shape",
+            ),
+            (
+                "s = u64[2] parameter(0)\n ROOT r = (u64[2], c64[2]) rng-bit-generator(s), algorithm=rng_three_fry",
+                "rng-bit-generator.output_type",
+            ),
+            (
+                "s = u64[2] parameter(0)\n ROOT r = u32[2] rng-bit-generator(s), algorithm=rng_three_fry",
+                "rng-bit-generator.result_tuple",
+            ),
+        ];
+        for (body, want) in cases {
+            assert_eq!(rule(body).as_deref(), Some(want), "{body}");
+        }
+    }
 }
