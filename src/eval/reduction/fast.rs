@@ -224,7 +224,11 @@ impl Direction {
 /// Recognises a comparator of `2 * n` parameters whose root compares one operand's pair. Complex
 /// operands and comparison types other than the element type's own (or TOTALORDER on floats) are
 /// left to the general path.
-pub fn recognise_comparator(m: &Module, c: CompId, types: &[crate::types::ElementType]) -> Option<Comparator> {
+pub fn recognise_comparator(
+    m: &Module,
+    c: CompId,
+    types: &[crate::types::ElementType],
+) -> Option<Comparator> {
     let comp = m.computations.get(c)?;
     if comp.instructions.len() != 2 * types.len() + 1 {
         return None;

@@ -157,7 +157,8 @@ mod tests {
         }
     }
 
-    const CUBE: &str = "f32[4,2,3] {{{1,2,3},{4,5,6}},{{1,2,3},{4,5,6}},{{1,2,3},{4,5,6}},{{1,2,3},{4,5,6}}}";
+    const CUBE: &str =
+        "f32[4,2,3] {{{1,2,3},{4,5,6}},{{1,2,3},{4,5,6}},{{1,2,3},{4,5,6}},{{1,2,3},{4,5,6}}}";
 
     fn reduce_cube(dims: &str, out: &str, extra: &str) -> String {
         run_text(
@@ -182,7 +183,10 @@ mod tests {
             );
             assert_eq!(reduce_cube("0,1", "f32[3]", extra), "f32[3] {20, 28, 36}");
             assert_eq!(reduce_cube("0,1,2", "f32[]", extra), "f32[] 84");
-            assert_eq!(reduce_cube("", "f32[4,2,3]", extra), format!("{}", parse_literal(CUBE).unwrap()));
+            assert_eq!(
+                reduce_cube("", "f32[4,2,3]", extra),
+                format!("{}", parse_literal(CUBE).unwrap())
+            );
         }
     }
 
@@ -250,6 +254,9 @@ mod tests {
     #[test]
     fn map_multiplies() {
         let hlo = "HloModule m\nmul {\n a = s32[] parameter(0)\n b = s32[] parameter(1)\n ROOT s = s32[] multiply(a, b)\n}\nENTRY e {\n x = s32[3] parameter(0)\n y = s32[3] parameter(1)\n ROOT r = s32[3] map(x, y), dimensions={0}, to_apply=mul\n}\n";
-        assert_eq!(run_text(hlo, &["s32[3] {1, 2, 3}", "s32[3] {4, 5, 6}"]), "s32[3] {4, 10, 18}");
+        assert_eq!(
+            run_text(hlo, &["s32[3] {1, 2, 3}", "s32[3] {4, 5, 6}"]),
+            "s32[3] {4, 10, 18}"
+        );
     }
 }

@@ -75,11 +75,7 @@ impl Strided {
     }
 
     /// `for_range` over all positions, stopping at the first error.
-    pub fn try_for_each(
-        &self,
-        base: usize,
-        mut f: impl FnMut(usize) -> Result<()>,
-    ) -> Result<()> {
+    pub fn try_for_each(&self, base: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<()> {
         let mut err = Ok(());
         self.for_range(base, 0, self.count(), |k| {
             if err.is_ok() {
@@ -126,7 +122,8 @@ impl FoldPlan for ReducePlan {
         let red_n = self.reduced.count();
         let fold_range = |base: usize, from: usize, to: usize, acc: T| {
             let mut acc = acc;
-            self.reduced.for_range(base, from, to, |k| acc = f(acc, data[k]));
+            self.reduced
+                .for_range(base, from, to, |k| acc = f(acc, data[k]));
             acc
         };
         if out_n * red_n < PAR_MIN {
@@ -195,7 +192,8 @@ pub fn reduce(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Li
                 .map(|a| ArrayData::zeros(a.ty(), out_n))
                 .collect();
             for o in 0..out_n {
-                let mut acc: Vec<Literal> = inits.iter().map(|&s| Literal::from_scalar(s)).collect();
+                let mut acc: Vec<Literal> =
+                    inits.iter().map(|&s| Literal::from_scalar(s)).collect();
                 plan.reduced.try_for_each(plan.kept.offset(o), |k| {
                     let mut args = std::mem::take(&mut acc);
                     args.extend(inputs.iter().map(|a| Literal::from_scalar(a.data.get(k))));

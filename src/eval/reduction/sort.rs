@@ -73,7 +73,8 @@ pub fn sort(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Lite
     let m = plan.reduced.count();
     let row_offsets = |r: usize| {
         let mut offs = Vec::with_capacity(m);
-        plan.reduced.for_range(plan.kept.offset(r), 0, m, |k| offs.push(k));
+        plan.reduced
+            .for_range(plan.kept.offset(r), 0, m, |k| offs.push(k));
         offs
     };
     let comp = inst.attrs.comp("to_apply").unwrap_or(usize::MAX);
@@ -86,7 +87,11 @@ pub fn sort(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Lite
                 let k: Vec<Scalar> = offs.iter().map(|&o| keys.get(o)).collect();
                 let mut perm: Vec<usize> = (0..m).collect();
                 let mut less = |i: usize, j: usize| -> std::result::Result<bool, ()> {
-                    let (x, y) = if c.swapped { (&k[j], &k[i]) } else { (&k[i], &k[j]) };
+                    let (x, y) = if c.swapped {
+                        (&k[j], &k[i])
+                    } else {
+                        (&k[i], &k[j])
+                    };
                     Ok(c.direction.holds(fast::order(x, y, c.total)))
                 };
                 let _ = merge_sort(&mut perm, &mut less);

@@ -61,7 +61,10 @@ impl WindowGeom {
     }
     /// Positions one window spans: `(size-1)*rhs_dilate + 1`.
     pub fn dilated_window(&self) -> i64 {
-        (self.size - 1).max(0).saturating_mul(self.rhs).saturating_add(1)
+        (self.size - 1)
+            .max(0)
+            .saturating_mul(self.rhs)
+            .saturating_add(1)
     }
     /// Number of window positions: `(padded - window) / stride + 1`, or 0 if the window does not
     /// fit once.
@@ -73,12 +76,25 @@ impl WindowGeom {
     /// on a dilation hole read nothing and are left out). Only the taps that can land inside the
     /// dilated base are visited, so a huge window over a small operand stays cheap.
     pub fn sources(&self, o: i64) -> Vec<i64> {
-        let (o, stride, rhs, lhs) = (o as i128, self.stride as i128, self.rhs as i128, self.lhs as i128);
+        let (o, stride, rhs, lhs) = (
+            o as i128,
+            self.stride as i128,
+            self.rhs as i128,
+            self.lhs as i128,
+        );
         // Padded position of tap k: o*stride + k*rhs; it must lie in [pad_lo, pad_lo + base).
         let first = o * stride - self.pad_lo as i128;
         let base = self.dilated_base() as i128;
-        let k_lo = if first >= 0 { 0 } else { (-first + rhs - 1) / rhs };
-        let k_hi = if base - first <= 0 { 0 } else { ((base - 1 - first) / rhs + 1).min(self.size as i128) };
+        let k_lo = if first >= 0 {
+            0
+        } else {
+            (-first + rhs - 1) / rhs
+        };
+        let k_hi = if base - first <= 0 {
+            0
+        } else {
+            ((base - 1 - first) / rhs + 1).min(self.size as i128)
+        };
         (k_lo..k_hi)
             .filter_map(|k| {
                 let p = first + k * rhs;
@@ -155,11 +171,15 @@ impl WindowPlan {
         let idx = self.out_index(o);
         if let Some(offs) = &self.interior {
             let mut base = 0usize;
-            let inside = idx.iter().zip(&self.geoms).zip(&self.in_strides).all(|((&i, g), &s)| {
-                let start = i * g.stride - g.pad_lo;
-                base += start.max(0) as usize * s;
-                start >= 0 && start + g.dilated_window() <= g.n
-            });
+            let inside = idx
+                .iter()
+                .zip(&self.geoms)
+                .zip(&self.in_strides)
+                .all(|((&i, g), &s)| {
+                    let start = i * g.stride - g.pad_lo;
+                    base += start.max(0) as usize * s;
+                    start >= 0 && start + g.dilated_window() <= g.n
+                });
             if inside {
                 for &off in offs {
                     f(base + off);
@@ -173,9 +193,7 @@ impl WindowPlan {
             .iter()
             .zip(&self.geoms)
             .zip(&self.in_strides)
-            .map(|((&i, g), &s)| {
-                g.sources(i).into_iter().map(|x| x as usize * s).collect()
-            })
+            .map(|((&i, g), &s)| g.sources(i).into_iter().map(|x| x as usize * s).collect())
             .collect();
         if lists.iter().any(|l| l.is_empty()) {
             return;
@@ -309,7 +327,10 @@ pub fn select_and_scatter(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) 
             };
             return Ok(c.direction.holds(o));
         }
-        let r = ev.call(select, vec![Literal::from_scalar(x), Literal::from_scalar(y)])?;
+        let r = ev.call(
+            select,
+            vec![Literal::from_scalar(x), Literal::from_scalar(y)],
+        )?;
         match r.scalar_value() {
             Some(Scalar::Pred(b)) => Ok(b),
             _ => Err(Error::internal("select did not return a pred scalar")),
@@ -321,9 +342,12 @@ pub fn select_and_scatter(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) 
         {
             return Ok(d.get(0));
         }
-        ev.call(scatter, vec![Literal::from_scalar(x), Literal::from_scalar(y)])?
-            .scalar_value()
-            .ok_or_else(|| Error::internal("scatter did not return a scalar"))
+        ev.call(
+            scatter,
+            vec![Literal::from_scalar(x), Literal::from_scalar(y)],
+        )?
+        .scalar_value()
+        .ok_or_else(|| Error::internal("scatter did not return a scalar"))
     };
     let mut out = ArrayData::splat(init, a.len());
     for s in 0..plan.out_count() {
