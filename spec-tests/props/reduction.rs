@@ -359,7 +359,7 @@ fn max_pool_gradient() -> Result<(), Failed> {
     })
 }
 
-/// Sorts keys (with their positions as values) along `dim`; returns (input, keys, values).
+/// A module sorting keys along `dim`, with their positions (an iota) as values.
 fn sort_module(a: &Arr, dim: usize, stable: bool) -> String {
     let s = shape("s64", &a.dims);
     format!(
@@ -369,11 +369,10 @@ fn sort_module(a: &Arr, dim: usize, stable: bool) -> String {
     )
 }
 
-fn sorted_rows(
-    a: &Arr,
-    dim: usize,
-    stable: bool,
-) -> Result<Option<(Vec<i64>, Vec<i64>)>, TestCaseError> {
+/// A sort's results: the sorted keys and the original positions carried with them.
+type KeysAndValues = (Vec<i64>, Vec<i64>);
+
+fn sorted_rows(a: &Arr, dim: usize, stable: bool) -> Result<Option<KeysAndValues>, TestCaseError> {
     let got = run_hlo(
         &sort_module(a, dim, stable),
         &[literal("s64", &a.dims, &a.data)],

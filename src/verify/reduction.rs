@@ -48,7 +48,7 @@ fn inputs_and_inits<'a>(ctx: &Ctx<'a>) -> Result<Vec<&'a ArrayShape>> {
     let op = ctx.op();
     let n_ops = ctx.operands.len();
     ensure!(
-        n_ops >= 2 && n_ops % 2 == 0,
+        n_ops >= 2 && n_ops.is_multiple_of(2),
         &format!("{op}.operand_count"),
         "`{op}` takes N arrays followed by N init values (an even number, at least 2), got {n_ops} operand(s)"
     );

@@ -148,7 +148,7 @@ pub fn topk(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
     let k = inst.attrs.int("k").unwrap_or(0).max(0) as usize;
     let largest = inst.attrs.bool("largest").unwrap_or(true);
     let m = a.shape.dims.last().copied().unwrap_or(1).max(0) as usize;
-    let rows = if m == 0 { 0 } else { a.len() / m };
+    let rows = a.len().checked_div(m).unwrap_or(0);
     let mut src = Vec::with_capacity(rows * k);
     let mut idx = Vec::with_capacity(rows * k);
     for r in 0..rows {
