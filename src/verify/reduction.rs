@@ -41,6 +41,21 @@ fn collate(mut shapes: Vec<Shape>) -> Shape {
     }
 }
 
+/// Operands `0..n` as arrays that all have the same dimensions (`<op>.same_dims`).
+fn arrays_with_same_dims<'a>(ctx: &Ctx<'a>, n: usize) -> Result<Vec<&'a ArrayShape>> {
+    let op = ctx.op();
+    let inputs: Vec<&ArrayShape> = (0..n).map(|i| ctx.array(i)).collect::<Result<_>>()?;
+    for (i, a) in inputs.iter().enumerate().skip(1) {
+        ensure!(
+            a.dims == inputs[0].dims,
+            &format!("{op}.same_dims"),
+            "all array operands of `{op}` must have the same dimensions; operand 0 is {} but operand {i} is {a}",
+            inputs[0]
+        );
+    }
+    Ok(inputs)
+}
+
 /// The operands of reduce and reduce-window: N arrays of one set of dimensions, then N scalar
 /// init values of the matching types. Returns the arrays; checks the reducer's signature
 /// `(T_0..T_{N-1}, T_0..T_{N-1}) -> Collate(T_0..T_{N-1})`.
@@ -53,15 +68,7 @@ fn inputs_and_inits<'a>(ctx: &Ctx<'a>) -> Result<Vec<&'a ArrayShape>> {
         "`{op}` takes N arrays followed by N init values (an even number, at least 2), got {n_ops} operand(s)"
     );
     let n = n_ops / 2;
-    let inputs: Vec<&ArrayShape> = (0..n).map(|i| ctx.array(i)).collect::<Result<_>>()?;
-    for (i, a) in inputs.iter().enumerate().skip(1) {
-        ensure!(
-            a.dims == inputs[0].dims,
-            &format!("{op}.same_dims"),
-            "all inputs of `{op}` must have the same dimensions; input 0 is {} but input {i} is {a}",
-            inputs[0]
-        );
-    }
+    let inputs = arrays_with_same_dims(ctx, n)?;
     for (i, a) in inputs.iter().enumerate() {
         let init = ctx.array(n + i)?;
         ensure!(
@@ -246,17 +253,8 @@ fn select_and_scatter(ctx: &Ctx) -> Result<Shape> {
 
 fn map(ctx: &Ctx) -> Result<Shape> {
     ctx.arity_at_least(1)?;
-    let inputs: Vec<&ArrayShape> = (0..ctx.operands.len())
-        .map(|i| ctx.array(i))
-        .collect::<Result<_>>()?;
+    let inputs = arrays_with_same_dims(ctx, ctx.operands.len())?;
     let a = inputs[0];
-    for (i, x) in inputs.iter().enumerate().skip(1) {
-        ensure!(
-            x.dims == a.dims,
-            "map.same_dims",
-            "all operands of `map` must have the same dimensions; operand 0 is {a} but operand {i} is {x}"
-        );
-    }
     if let Some(dims) = ctx.attrs().ints("dimensions") {
         ensure!(
             dims.iter().copied().eq(0..a.rank() as i64),
@@ -287,17 +285,8 @@ fn map(ctx: &Ctx) -> Result<Shape> {
 
 fn sort(ctx: &Ctx) -> Result<Shape> {
     ctx.arity_at_least(1)?;
-    let inputs: Vec<&ArrayShape> = (0..ctx.operands.len())
-        .map(|i| ctx.array(i))
-        .collect::<Result<_>>()?;
+    let inputs = arrays_with_same_dims(ctx, ctx.operands.len())?;
     let a = inputs[0];
-    for (i, x) in inputs.iter().enumerate().skip(1) {
-        ensure!(
-            x.dims == a.dims,
-            "sort.same_dims",
-            "all operands of `sort` must have the same dimensions; operand 0 is {a} but operand {i} is {x}"
-        );
-    }
     let dims = ctx.ints_attr("dimensions")?;
     ensure!(
         dims.len() == 1 && dims[0] >= 0 && (dims[0] as usize) < a.rank(),

@@ -8,11 +8,11 @@
 //! exactly associative reducer (integers, max/min, and/or) with few result elements also splits
 //! each fold into chunks combined in order, which gives the same bits as the sequential fold.
 
-use super::fast::{self, FoldPlan};
-use super::{Evaluator, scalar_literals, store, unpack};
+use super::fast::FoldPlan;
+use super::{Evaluator, fold_all, inputs_and_inits};
 use crate::error::Result;
 use crate::hlo::ast::Instruction;
-use crate::literal::{Array, ArrayData, Literal};
+use crate::literal::Literal;
 use rayon::prelude::*;
 
 /// Sizes and strides of a set of dimensions, adjacent mergeable dimensions merged, so that the
@@ -72,17 +72,6 @@ impl Strided {
             }
             k += len;
         }
-    }
-
-    /// `for_range` over all positions, stopping at the first error.
-    pub fn try_for_each(&self, base: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<()> {
-        let mut err = Ok(());
-        self.for_range(base, 0, self.count(), |k| {
-            if err.is_ok() {
-                err = f(k);
-            }
-        });
-        err
     }
 }
 
@@ -164,11 +153,7 @@ impl FoldPlan for ReducePlan {
 }
 
 pub fn reduce(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
-    let n = ops.len() / 2;
-    let inputs: Vec<&Array> = (0..n)
-        .map(|i| super::super::array(ops, i))
-        .collect::<Result<_>>()?;
-    let inits = scalar_literals(ops, n)?;
+    let (inputs, inits) = inputs_and_inits(ops)?;
     let dims = inst.attrs.ints("dimensions").unwrap_or(&[]);
     let in_dims = &inputs[0].shape.dims;
     let out_dims: Vec<i64> = (0..in_dims.len())
@@ -177,33 +162,15 @@ pub fn reduce(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Li
         .collect();
     let plan = ReducePlan::new(in_dims, dims);
     let comp = inst.attrs.comp("to_apply").unwrap_or(usize::MAX);
-    let result = if let (1, Some(op)) = (n, fast::recognise_reducer(ev.module, comp)) {
-        fast::fold(&plan, &inputs[0].data, inits[0], op).map(|d| vec![d])
-    } else {
-        None
-    };
-    let datas = match result {
-        Some(d) => d,
-        None => {
-            // General path: interpret the reducer for every element, in the documented order.
-            let out_n = plan.kept.count();
-            let mut outs: Vec<ArrayData> = inputs
-                .iter()
-                .map(|a| ArrayData::zeros(a.ty(), out_n))
-                .collect();
-            for o in 0..out_n {
-                let mut acc: Vec<Literal> =
-                    inits.iter().map(|&s| Literal::from_scalar(s)).collect();
-                plan.reduced.try_for_each(plan.kept.offset(o), |k| {
-                    let mut args = std::mem::take(&mut acc);
-                    args.extend(inputs.iter().map(|a| Literal::from_scalar(a.data.get(k))));
-                    acc = unpack(ev.call(comp, args)?, n)?;
-                    Ok(())
-                })?;
-                store(&mut outs, o, &acc)?;
-            }
-            outs
-        }
-    };
+    let red_n = plan.reduced.count();
+    let datas = fold_all(
+        ev,
+        comp,
+        &inputs,
+        &inits,
+        &plan,
+        plan.kept.count(),
+        |o, f| plan.reduced.for_range(plan.kept.offset(o), 0, red_n, f),
+    )?;
     super::collate_result(inst, &out_dims, datas)
 }

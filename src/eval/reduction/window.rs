@@ -14,7 +14,7 @@
 //! applies `select` in that order.
 
 use super::fast::{self, FoldPlan};
-use super::{Evaluator, scalar_literals, store, unpack};
+use super::{Evaluator, fold_all, inputs_and_inits, scalar_literals};
 use crate::error::{Error, Result};
 use crate::hlo::ast::{Instruction, Window, WindowDim};
 use crate::literal::{Array, ArrayData, Literal, Scalar};
@@ -247,46 +247,18 @@ fn window_attr(inst: &Instruction) -> Window {
 }
 
 pub fn reduce_window(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
-    let n = ops.len() / 2;
-    let inputs: Vec<&Array> = (0..n)
-        .map(|i| super::super::array(ops, i))
-        .collect::<Result<_>>()?;
-    let inits = scalar_literals(ops, n)?;
+    let (inputs, inits) = inputs_and_inits(ops)?;
     let plan = WindowPlan::new(&inputs[0].shape.dims, &window_attr(inst));
     let comp = inst.attrs.comp("to_apply").unwrap_or(usize::MAX);
-    let fast = match (n, fast::recognise_reducer(ev.module, comp)) {
-        (1, Some(op)) => fast::fold(&plan, &inputs[0].data, inits[0], op).map(|d| vec![d]),
-        _ => None,
-    };
-    let datas = match fast {
-        Some(d) => d,
-        None => {
-            let out_n = plan.out_count();
-            let mut outs: Vec<ArrayData> = inputs
-                .iter()
-                .map(|a| ArrayData::zeros(a.ty(), out_n))
-                .collect();
-            for o in 0..out_n {
-                let mut acc: Vec<Literal> =
-                    inits.iter().map(|&s| Literal::from_scalar(s)).collect();
-                let mut err = Ok(());
-                plan.for_each_source(o, |k| {
-                    if err.is_err() {
-                        return;
-                    }
-                    let mut args = std::mem::take(&mut acc);
-                    args.extend(inputs.iter().map(|a| Literal::from_scalar(a.data.get(k))));
-                    match ev.call(comp, args).and_then(|r| unpack(r, n)) {
-                        Ok(v) => acc = v,
-                        Err(e) => err = Err(e),
-                    }
-                });
-                err?;
-                store(&mut outs, o, &acc)?;
-            }
-            outs
-        }
-    };
+    let datas = fold_all(
+        ev,
+        comp,
+        &inputs,
+        &inits,
+        &plan,
+        plan.out_count(),
+        |o, f| plan.for_each_source(o, f),
+    )?;
     super::collate_result(inst, plan.out_dims(), datas)
 }
 
