@@ -1,0 +1,176 @@
+//! `sort` and `topk`.
+//!
+//! Sort orders every row along the sort dimension with a top-down merge sort that takes the left
+//! element unless `comparator(right, left)` holds: a stable sort, whatever `is_stable` says (an
+//! unstable order is one permitted result, so the stable one always conforms). With a comparator
+//! that is a strict weak order the result is the unique stable ordering; with any other
+//! comparator the result is implementation-defined, and this is the reference's. Reference: the
+//! seed's `Sort` section; XLA's evaluator also merge-sorts.
+//!
+//! TopK sorts each row of the last dimension by the IEEE total order of floats (numeric order
+//! for integers, false < true for PRED), descending for `largest=true`, stably, and keeps the
+//! first `k`: equal values keep their index order, as the seed requires.
+
+use super::fast;
+use super::reduce::ReducePlan;
+use super::{Evaluator, collate_result};
+use crate::error::{Error, Result};
+use crate::hlo::ast::Instruction;
+use crate::literal::{Array, ArrayData, Literal, Scalar};
+use rayon::prelude::*;
+use std::cmp::Ordering;
+
+/// Stable merge sort of `v` with a fallible strict "goes before" predicate.
+pub fn merge_sort<E>(
+    v: &mut [usize],
+    less: &mut impl FnMut(usize, usize) -> std::result::Result<bool, E>,
+) -> std::result::Result<(), E> {
+    if v.len() <= 16 {
+        // Insertion sort: an element moves left only past elements it goes strictly before.
+        for i in 1..v.len() {
+            let mut j = i;
+            while j > 0 && less(v[j], v[j - 1])? {
+                v.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        return Ok(());
+    }
+    let mid = v.len() / 2;
+    merge_sort(&mut v[..mid], less)?;
+    merge_sort(&mut v[mid..], less)?;
+    let (left, right) = (v[..mid].to_vec(), v[mid..].to_vec());
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    while i < left.len() && j < right.len() {
+        if less(right[j], left[i])? {
+            v[k] = right[j];
+            j += 1;
+        } else {
+            v[k] = left[i];
+            i += 1;
+        }
+        k += 1;
+    }
+    for &x in left[i..].iter().chain(&right[j..]) {
+        v[k] = x;
+        k += 1;
+    }
+    Ok(())
+}
+
+pub fn sort(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+    let inputs: Vec<&Array> = (0..ops.len())
+        .map(|i| super::super::array(ops, i))
+        .collect::<Result<_>>()?;
+    let dims = inputs[0].shape.dims.clone();
+    let d = inst
+        .attrs
+        .ints("dimensions")
+        .and_then(|v| v.first().copied())
+        .unwrap_or(0);
+    let plan = ReducePlan::new(&dims, &[d]);
+    let rows = plan.kept.count();
+    let m = plan.reduced.count();
+    let row_offsets = |r: usize| {
+        let mut offs = Vec::with_capacity(m);
+        plan.reduced
+            .for_range(plan.kept.offset(r), 0, m, |k| offs.push(k));
+        offs
+    };
+    let comp = inst.attrs.comp("to_apply").unwrap_or(usize::MAX);
+    let types: Vec<_> = inputs.iter().map(|a| a.ty()).collect();
+    let perms: Vec<Vec<usize>> = match fast::recognise_comparator(ev.module, comp, &types) {
+        Some(c) => {
+            let keys = &inputs[c.operand].data;
+            let sort_row = |r: usize| {
+                let offs = row_offsets(r);
+                let k: Vec<Scalar> = offs.iter().map(|&o| keys.get(o)).collect();
+                let mut perm: Vec<usize> = (0..m).collect();
+                let mut less = |i: usize, j: usize| -> std::result::Result<bool, ()> {
+                    let (x, y) = if c.swapped {
+                        (&k[j], &k[i])
+                    } else {
+                        (&k[i], &k[j])
+                    };
+                    Ok(c.direction.holds(fast::order(x, y, c.total)))
+                };
+                let _ = merge_sort(&mut perm, &mut less);
+                perm
+            };
+            if rows * m < 1 << 14 {
+                (0..rows).map(sort_row).collect()
+            } else {
+                (0..rows).into_par_iter().map(sort_row).collect()
+            }
+        }
+        None => (0..rows)
+            .map(|r| {
+                let offs = row_offsets(r);
+                let mut perm: Vec<usize> = (0..m).collect();
+                let mut less = |i: usize, j: usize| -> Result<bool> {
+                    let args = inputs
+                        .iter()
+                        .flat_map(|a| {
+                            [
+                                Literal::from_scalar(a.data.get(offs[i])),
+                                Literal::from_scalar(a.data.get(offs[j])),
+                            ]
+                        })
+                        .collect();
+                    match ev.call(comp, args)?.scalar_value() {
+                        Some(Scalar::Pred(b)) => Ok(b),
+                        _ => Err(Error::internal("the comparator did not return a pred")),
+                    }
+                };
+                merge_sort(&mut perm, &mut less)?;
+                Ok(perm)
+            })
+            .collect::<Result<_>>()?,
+    };
+    // Element at row position t comes from row position perm[t].
+    let total: usize = dims.iter().product::<i64>().max(0) as usize;
+    let mut src: Vec<usize> = (0..total).collect();
+    for (r, perm) in perms.iter().enumerate() {
+        let offs = row_offsets(r);
+        for (t, &p) in perm.iter().enumerate() {
+            src[offs[t]] = offs[p];
+        }
+    }
+    let datas: Vec<ArrayData> = inputs
+        .iter()
+        .map(|a| a.data.gather(src.iter().copied()))
+        .collect();
+    collate_result(inst, &dims, datas)
+}
+
+pub fn topk(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+    let a = super::super::array(ops, 0)?;
+    let k = inst.attrs.int("k").unwrap_or(0).max(0) as usize;
+    let largest = inst.attrs.bool("largest").unwrap_or(true);
+    let m = a.shape.dims.last().copied().unwrap_or(1).max(0) as usize;
+    let rows = a.len().checked_div(m).unwrap_or(0);
+    let mut src = Vec::with_capacity(rows * k);
+    let mut idx = Vec::with_capacity(rows * k);
+    for r in 0..rows {
+        let keys: Vec<Scalar> = (0..m).map(|j| a.data.get(r * m + j)).collect();
+        let mut perm: Vec<usize> = (0..m).collect();
+        // Stable: equal values keep their index order.
+        perm.sort_by(|&i, &j| {
+            let o = fast::order(&keys[i], &keys[j], true).unwrap_or(Ordering::Equal);
+            if largest { o.reverse() } else { o }
+        });
+        for &p in perm.iter().take(k) {
+            src.push(r * m + p);
+            idx.push(p as i32);
+        }
+    }
+    let mut dims = a.shape.dims.clone();
+    if let Some(last) = dims.last_mut() {
+        *last = k as i64;
+    }
+    collate_result(
+        inst,
+        &dims,
+        vec![a.data.gather(src.into_iter()), ArrayData::S32(idx)],
+    )
+}

@@ -1,0 +1,352 @@
+//! Windows: `reduce-window` and `select-and-scatter`, and the window arithmetic the verifier
+//! shares (XLA's `InferWindowOutputShape`, `window_util::DilateDim` and `StridedBound`).
+//!
+//! In one dimension of size `n`, the base is dilated (`lhs_dilate - 1` holes between elements,
+//! `(n-1)*lhs_dilate + 1` positions), padded (`pad_lo` and `pad_hi` positions on either side) and
+//! the window of `size` taps, `rhs_dilate` apart, slides over it `stride` at a time. Output
+//! position `o` with window tap `k` looks at padded position `o*stride + k*rhs_dilate`, which is
+//! operand element `(p - pad_lo) / lhs_dilate` when that division is exact and in range; padding
+//! positions and dilation holes hold no element and are skipped, as XLA's evaluator does (the
+//! same as reading the init value there when the init value is an identity of the reducer).
+//!
+//! A window's taps are visited in row-major order of the window (the first window dimension
+//! slowest); reduce-window folds them into the init value in that order, select-and-scatter
+//! applies `select` in that order.
+
+use super::fast::{self, FoldPlan};
+use super::{Evaluator, fold_all, inputs_and_inits, scalar_literals};
+use crate::error::{Error, Result};
+use crate::hlo::ast::{Instruction, Window, WindowDim};
+use crate::literal::{Array, ArrayData, Literal, Scalar};
+use crate::shape::row_major_strides;
+use rayon::prelude::*;
+
+/// The geometry of one window dimension over an operand dimension of size `n`. Arithmetic
+/// saturates, so absurd attribute values cannot overflow (the verifier then rejects the shape).
+#[derive(Clone, Copy, Debug)]
+pub struct WindowGeom {
+    pub n: i64,
+    pub size: i64,
+    pub stride: i64,
+    pub pad_lo: i64,
+    pub pad_hi: i64,
+    pub lhs: i64,
+    pub rhs: i64,
+}
+
+impl WindowGeom {
+    pub fn new(n: i64, d: &WindowDim) -> WindowGeom {
+        WindowGeom {
+            n,
+            size: d.size,
+            stride: d.stride.max(1),
+            pad_lo: d.pad_lo,
+            pad_hi: d.pad_hi,
+            lhs: d.lhs_dilate.max(1),
+            rhs: d.rhs_dilate.max(1),
+        }
+    }
+    /// Positions of the dilated base: `(n-1)*lhs_dilate + 1`, or 0 for an empty dimension.
+    pub fn dilated_base(&self) -> i64 {
+        if self.n <= 0 {
+            0
+        } else {
+            (self.n - 1).saturating_mul(self.lhs).saturating_add(1)
+        }
+    }
+    pub fn padded_base(&self) -> i64 {
+        self.dilated_base()
+            .saturating_add(self.pad_lo)
+            .saturating_add(self.pad_hi)
+    }
+    /// Positions one window spans: `(size-1)*rhs_dilate + 1`.
+    pub fn dilated_window(&self) -> i64 {
+        (self.size - 1)
+            .max(0)
+            .saturating_mul(self.rhs)
+            .saturating_add(1)
+    }
+    /// Number of window positions: `(padded - window) / stride + 1`, or 0 if the window does not
+    /// fit once.
+    pub fn out(&self) -> i64 {
+        let (b, w) = (self.padded_base(), self.dilated_window());
+        if b < w { 0 } else { (b - w) / self.stride + 1 }
+    }
+    /// The operand indices output position `o`'s taps read, in tap order (taps on padding or
+    /// on a dilation hole read nothing and are left out). Only the taps that can land inside the
+    /// dilated base are visited, so a huge window over a small operand stays cheap.
+    pub fn sources(&self, o: i64) -> Vec<i64> {
+        let (o, stride, rhs, lhs) = (
+            o as i128,
+            self.stride as i128,
+            self.rhs as i128,
+            self.lhs as i128,
+        );
+        // Padded position of tap k: o*stride + k*rhs; it must lie in [pad_lo, pad_lo + base).
+        let first = o * stride - self.pad_lo as i128;
+        let base = self.dilated_base() as i128;
+        let k_lo = if first >= 0 {
+            0
+        } else {
+            (-first + rhs - 1) / rhs
+        };
+        let k_hi = if base - first <= 0 {
+            0
+        } else {
+            ((base - 1 - first) / rhs + 1).min(self.size as i128)
+        };
+        (k_lo..k_hi)
+            .filter_map(|k| {
+                let p = first + k * rhs;
+                (p % lhs == 0).then_some((p / lhs) as i64)
+            })
+            .collect()
+    }
+}
+
+/// Output size of a window dimension over an operand dimension of size `n`.
+pub fn window_output_size(n: i64, d: &WindowDim) -> i64 {
+    WindowGeom::new(n, d).out()
+}
+
+/// A window laid over an operand: per dimension geometry and strides.
+pub struct WindowPlan {
+    geoms: Vec<WindowGeom>,
+    in_strides: Vec<usize>,
+    out_dims: Vec<i64>,
+    /// Offsets of all taps relative to the window's first tap, in tap order, when the window is
+    /// small and undilated in the base; used for windows lying wholly inside the operand.
+    interior: Option<Vec<usize>>,
+}
+
+impl WindowPlan {
+    pub fn new(in_dims: &[i64], w: &Window) -> WindowPlan {
+        let geoms: Vec<WindowGeom> = in_dims
+            .iter()
+            .zip(&w.dims)
+            .map(|(&n, d)| WindowGeom::new(n, d))
+            .collect();
+        let in_strides = row_major_strides(in_dims);
+        let out_dims = geoms.iter().map(|g| g.out()).collect();
+        let taps: i64 = geoms.iter().map(|g| g.size).product();
+        let interior = (geoms.iter().all(|g| g.lhs == 1) && taps <= 4096).then(|| {
+            let mut offs = vec![0usize];
+            for (g, &s) in geoms.iter().zip(&in_strides) {
+                offs = offs
+                    .iter()
+                    .flat_map(|&o| (0..g.size).map(move |k| o + (k * g.rhs) as usize * s))
+                    .collect();
+            }
+            offs
+        });
+        WindowPlan {
+            geoms,
+            in_strides,
+            out_dims,
+            interior,
+        }
+    }
+
+    pub fn out_dims(&self) -> &[i64] {
+        &self.out_dims
+    }
+
+    pub fn out_count(&self) -> usize {
+        self.out_dims.iter().product::<i64>().max(0) as usize
+    }
+
+    fn out_index(&self, mut o: usize) -> Vec<i64> {
+        let mut idx = vec![0i64; self.out_dims.len()];
+        for d in (0..idx.len()).rev() {
+            let n = self.out_dims[d] as usize;
+            idx[d] = (o % n) as i64;
+            o /= n;
+        }
+        idx
+    }
+
+    /// Calls `f` with the operand offset of every tap of output element `o` that reads an
+    /// element, in tap order.
+    pub fn for_each_source(&self, o: usize, mut f: impl FnMut(usize)) {
+        let idx = self.out_index(o);
+        if let Some(offs) = &self.interior {
+            let mut base = 0usize;
+            let inside = idx
+                .iter()
+                .zip(&self.geoms)
+                .zip(&self.in_strides)
+                .all(|((&i, g), &s)| {
+                    let start = i * g.stride - g.pad_lo;
+                    base += start.max(0) as usize * s;
+                    start >= 0 && start + g.dilated_window() <= g.n
+                });
+            if inside {
+                for &off in offs {
+                    f(base + off);
+                }
+                return;
+            }
+        }
+        // Border (or dilated) window: per dimension the taps that read an element, then their
+        // product in row-major order.
+        let lists: Vec<Vec<usize>> = idx
+            .iter()
+            .zip(&self.geoms)
+            .zip(&self.in_strides)
+            .map(|((&i, g), &s)| g.sources(i).into_iter().map(|x| x as usize * s).collect())
+            .collect();
+        if lists.iter().any(|l| l.is_empty()) {
+            return;
+        }
+        let mut pos = vec![0usize; lists.len()];
+        loop {
+            f(pos.iter().zip(&lists).map(|(&p, l)| l[p]).sum());
+            let mut d = lists.len();
+            loop {
+                if d == 0 {
+                    return;
+                }
+                d -= 1;
+                pos[d] += 1;
+                if pos[d] < lists[d].len() {
+                    break;
+                }
+                pos[d] = 0;
+            }
+        }
+    }
+}
+
+impl FoldPlan for WindowPlan {
+    fn fold<T, F>(&self, data: &[T], init: T, f: F, _assoc: bool) -> Vec<T>
+    where
+        T: Copy + Send + Sync,
+        F: Fn(T, T) -> T + Sync + Send,
+    {
+        let one = |o: usize| {
+            let mut acc = init;
+            self.for_each_source(o, |k| acc = f(acc, data[k]));
+            acc
+        };
+        let n = self.out_count();
+        let taps = self.interior.as_ref().map_or(64, |v| v.len().max(1));
+        if n * taps < 1 << 15 {
+            (0..n).map(one).collect()
+        } else {
+            (0..n)
+                .into_par_iter()
+                .with_min_len((4096 / taps).max(1))
+                .map(one)
+                .collect()
+        }
+    }
+}
+
+fn window_attr(inst: &Instruction) -> Window {
+    inst.attrs.window().cloned().unwrap_or_default()
+}
+
+pub fn reduce_window(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+    let (inputs, inits) = inputs_and_inits(ops)?;
+    let plan = WindowPlan::new(&inputs[0].shape.dims, &window_attr(inst));
+    let comp = inst.attrs.comp("to_apply").unwrap_or(usize::MAX);
+    let datas = fold_all(
+        ev,
+        comp,
+        &inputs,
+        &inits,
+        &plan,
+        plan.out_count(),
+        |o, f| plan.for_each_source(o, f),
+    )?;
+    super::collate_result(inst, plan.out_dims(), datas)
+}
+
+/// Folds `[x]` into `init` with a recognised op: the scalar form of the fast path.
+struct Single;
+impl FoldPlan for Single {
+    fn fold<T, F>(&self, data: &[T], init: T, f: F, _assoc: bool) -> Vec<T>
+    where
+        T: Copy + Send + Sync,
+        F: Fn(T, T) -> T + Sync + Send,
+    {
+        vec![data.iter().fold(init, |a, &b| f(a, b))]
+    }
+}
+
+/// `select-and-scatter`: for every source position (row-major), pick one element of its window
+/// (the first tap, replaced by each later tap `e` for which `select(picked, e)` is false), then
+/// set `out[picked] = scatter(out[picked], source)`. The output starts as the init value
+/// everywhere. A window with no element in the operand scatters nothing.
+pub fn select_and_scatter(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+    let a = super::super::array(ops, 0)?;
+    let source = super::super::array(ops, 1)?;
+    let init = scalar_literals(ops, 2)?
+        .first()
+        .copied()
+        .ok_or_else(|| Error::internal("select-and-scatter without an init value"))?;
+    let plan = WindowPlan::new(&a.shape.dims, &window_attr(inst));
+    let select = inst.attrs.comp("select").unwrap_or(usize::MAX);
+    let scatter = inst.attrs.comp("scatter").unwrap_or(usize::MAX);
+    let fast_select = fast::recognise_comparator(ev.module, select, &[a.ty()]);
+    let fast_scatter = fast::recognise_reducer(ev.module, scatter);
+    let selects = |x: Scalar, y: Scalar| -> Result<bool> {
+        if let Some(c) = fast_select {
+            let o = if c.swapped {
+                fast::order(&y, &x, c.total)
+            } else {
+                fast::order(&x, &y, c.total)
+            };
+            return Ok(c.direction.holds(o));
+        }
+        let r = ev.call(
+            select,
+            vec![Literal::from_scalar(x), Literal::from_scalar(y)],
+        )?;
+        match r.scalar_value() {
+            Some(Scalar::Pred(b)) => Ok(b),
+            _ => Err(Error::internal("select did not return a pred scalar")),
+        }
+    };
+    let combine = |x: Scalar, y: Scalar| -> Result<Scalar> {
+        if let Some(op) = fast_scatter
+            && let Some(d) = fast::fold(&Single, &ArrayData::splat(y, 1), x, op)
+        {
+            return Ok(d.get(0));
+        }
+        ev.call(
+            scatter,
+            vec![Literal::from_scalar(x), Literal::from_scalar(y)],
+        )?
+        .scalar_value()
+        .ok_or_else(|| Error::internal("scatter did not return a scalar"))
+    };
+    let mut out = ArrayData::splat(init, a.len());
+    for s in 0..plan.out_count() {
+        let mut picked: Option<(usize, Scalar)> = None;
+        let mut err = Ok(());
+        plan.for_each_source(s, |k| {
+            if err.is_err() {
+                return;
+            }
+            let x = a.data.get(k);
+            match picked {
+                None => picked = Some((k, x)),
+                Some((_, cur)) => match selects(cur, x) {
+                    Ok(true) => {}
+                    Ok(false) => picked = Some((k, x)),
+                    Err(e) => err = Err(e),
+                },
+            }
+        });
+        err?;
+        if let Some((k, _)) = picked {
+            let v = combine(out.get(k), source.data.get(s))?;
+            out.set(k, v)?;
+        }
+    }
+    Ok(Literal::Array(Array {
+        shape: Evaluator::result_shape_with_dims(inst, &a.shape.dims)?,
+        data: out,
+    }))
+}
