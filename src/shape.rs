@@ -10,10 +10,15 @@
 //! does: a dimension's stride is the product of the (padded) sizes of all dimensions more minor
 //! than it.
 
+use crate::error::{Error, Result};
 use crate::types::ElementType;
 use std::fmt;
 
 /// What padding elements hold in a padded layout (the seed's `PaddingValue`).
+///
+/// The seed names the field but not the meaning of each value; the reference's reading, for every
+/// element type, is the one `crate::literal::padding_scalar` implements and the book's
+/// Shapes-and-Layout chapter tabulates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum PaddingValue {
     #[default]
@@ -25,6 +30,31 @@ pub enum PaddingValue {
     Highest,
     /// Unspecified; the reference writes zeros.
     Unknown,
+}
+
+impl PaddingValue {
+    /// The spelling used by the book's `layout-test` examples (`zero`, `one`, `lowest`,
+    /// `highest`, `unknown`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PaddingValue::Zero => "zero",
+            PaddingValue::One => "one",
+            PaddingValue::Lowest => "lowest",
+            PaddingValue::Highest => "highest",
+            PaddingValue::Unknown => "unknown",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<PaddingValue> {
+        Some(match s {
+            "zero" => PaddingValue::Zero,
+            "one" => PaddingValue::One,
+            "lowest" => PaddingValue::Lowest,
+            "highest" => PaddingValue::Highest,
+            "unknown" => PaddingValue::Unknown,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,6 +81,11 @@ impl Layout {
         Layout::new((0..rank as i64).rev().collect())
     }
 
+    /// `minor_to_major = [0, 1, ..., n-1]`: dimension 0 varies fastest (column-major at rank 2).
+    pub fn dim0_minor(rank: usize) -> Layout {
+        Layout::new((0..rank as i64).collect())
+    }
+
     pub fn is_default(&self) -> bool {
         self.padded_dimensions.is_none()
             && self
@@ -61,52 +96,88 @@ impl Layout {
                 .eq(0..self.minor_to_major.len() as i64)
     }
 
+    pub fn is_padded(&self) -> bool {
+        self.padded_dimensions.is_some()
+    }
+
     pub fn with_padding(mut self, padded: Vec<i64>, value: PaddingValue) -> Layout {
         self.padded_dimensions = Some(padded);
         self.padding_value = value;
         self
     }
 
-    /// Checks the layout against a shape's dimensions: `minor_to_major` must be a permutation of
-    /// `0..rank`, and padded widths (if any) must be one per dimension and no smaller than it.
-    pub fn validate(&self, dims: &[i64]) -> Result<(), String> {
+    /// Checks the layout against a shape's dimensions, with the rule the book labels:
+    /// dimension sizes are non-negative; `minor_to_major` is a permutation of `0..rank`
+    /// (`layout.minor_to_major_permutation`); `padded_dimensions`, when present, has one width per
+    /// dimension (`layout.padded_rank`), each at least the dimension's size
+    /// (`layout.padded_width`); and the buffer's element count fits in 64 bits
+    /// (`layout.buffer_too_large`).
+    pub fn check(&self, dims: &[i64]) -> Result<()> {
         let rank = dims.len();
-        if self.minor_to_major.len() != rank {
-            return Err(format!(
-                "layout {{{}}} has {} entries but the shape has rank {}",
-                join(&self.minor_to_major),
-                self.minor_to_major.len(),
-                rank
+        if let Some((i, d)) = dims.iter().enumerate().find(|(_, d)| **d < 0) {
+            return Err(Error::invalid(
+                "shape.nonnegative_dims",
+                format!("dimension {i} has negative size {d}"),
             ));
         }
         let mut seen = vec![false; rank];
-        for &d in &self.minor_to_major {
-            if d < 0 || d as usize >= rank || seen[d as usize] {
-                return Err(format!(
-                    "layout {{{}}} is not a permutation of the dimensions 0..{}",
+        let permutation = self.minor_to_major.len() == rank
+            && self.minor_to_major.iter().all(|&d| {
+                let ok = (0..rank as i64).contains(&d) && !seen[d as usize];
+                if ok {
+                    seen[d as usize] = true;
+                }
+                ok
+            });
+        if !permutation {
+            return Err(Error::invalid(
+                "layout.minor_to_major_permutation",
+                format!(
+                    "layout {{{}}} is not a permutation of the dimension numbers 0..{} of a rank-{} shape",
                     join(&self.minor_to_major),
+                    rank,
                     rank
-                ));
-            }
-            seen[d as usize] = true;
+                ),
+            ));
         }
         if let Some(p) = &self.padded_dimensions {
             if p.len() != rank {
-                return Err(format!(
-                    "padded_dimensions has {} entries but the shape has rank {}",
-                    p.len(),
-                    rank
+                return Err(Error::invalid(
+                    "layout.padded_rank",
+                    format!(
+                        "padded_dimensions [{}] has {} entries but the shape has rank {}",
+                        join(p),
+                        p.len(),
+                        rank
+                    ),
                 ));
             }
             for (i, (&w, &d)) in p.iter().zip(dims).enumerate() {
                 if w < d {
-                    return Err(format!(
-                        "padded width {w} of dimension {i} is smaller than its size {d}"
+                    return Err(Error::invalid(
+                        "layout.padded_width",
+                        format!(
+                            "dimension {i} of size {d} cannot be padded to the smaller width {w}"
+                        ),
                     ));
                 }
             }
         }
+        if self.checked_buffer_len(dims).is_none() {
+            return Err(Error::invalid(
+                "layout.buffer_too_large",
+                format!(
+                    "a buffer of the padded widths [{}] has more than 2^63-1 elements",
+                    join(&self.physical_dims(dims))
+                ),
+            ));
+        }
         Ok(())
+    }
+
+    /// `check`, with the message only (for callers that attach their own rule).
+    pub fn validate(&self, dims: &[i64]) -> std::result::Result<(), String> {
+        self.check(dims).map_err(|e| e.message)
     }
 
     /// The physical (padded) width of each dimension.
@@ -117,7 +188,8 @@ impl Layout {
         }
     }
 
-    /// Linear-buffer stride of each dimension, in dimension-number order.
+    /// Linear-buffer stride of each dimension, in dimension-number order: the product of the
+    /// physical widths of every dimension more minor than it. Assumes a checked layout.
     pub fn strides(&self, dims: &[i64]) -> Vec<i64> {
         let phys = self.physical_dims(dims);
         let mut strides = vec![0i64; dims.len()];
@@ -129,13 +201,22 @@ impl Layout {
         strides
     }
 
-    /// Number of elements in the linear buffer, padding included.
+    /// Number of elements in the linear buffer, padding included, or `None` on overflow.
+    pub fn checked_buffer_len(&self, dims: &[i64]) -> Option<i64> {
+        self.physical_dims(dims)
+            .iter()
+            .try_fold(1i64, |acc, &w| acc.checked_mul(w))
+    }
+
+    /// Number of elements in the linear buffer, padding included. Assumes a checked layout.
     pub fn buffer_len(&self, dims: &[i64]) -> i64 {
-        self.physical_dims(dims).iter().product()
+        self.checked_buffer_len(dims).unwrap_or(i64::MAX)
     }
 
     /// Multi-dimensional index to linear buffer index (XLA's
-    /// `IndexUtil::MultidimensionalIndexToLinearIndex`).
+    /// `IndexUtil::MultidimensionalIndexToLinearIndex`): the sum of each coordinate times its
+    /// dimension's stride. Assumes a checked layout and an in-range index; see
+    /// `checked_linear_index`.
     pub fn linear_index(&self, dims: &[i64], index: &[i64]) -> i64 {
         self.strides(dims)
             .iter()
@@ -144,9 +225,39 @@ impl Layout {
             .sum()
     }
 
+    /// `linear_index` with every precondition checked: the layout fits the shape and the index
+    /// has one coordinate per dimension, each in `0..size`.
+    pub fn checked_linear_index(&self, dims: &[i64], index: &[i64]) -> Result<i64> {
+        self.check(dims)?;
+        if index.len() != dims.len() {
+            return Err(Error::invalid(
+                "layout.index_in_range",
+                format!(
+                    "index [{}] has {} coordinates but the shape has rank {}",
+                    join(index),
+                    index.len(),
+                    dims.len()
+                ),
+            ));
+        }
+        if let Some((d, (&i, &n))) = index
+            .iter()
+            .zip(dims)
+            .enumerate()
+            .find(|(_, (i, n))| !(0..**n).contains(*i))
+        {
+            return Err(Error::invalid(
+                "layout.index_in_range",
+                format!("coordinate {i} of dimension {d} is outside 0..{n}"),
+            ));
+        }
+        Ok(self.linear_index(dims, index))
+    }
+
     /// Linear buffer index to multi-dimensional index (XLA's
-    /// `IndexUtil::LinearIndexToMultidimensionalIndex`). For a padded layout the result may lie in
-    /// the padding (some coordinate at or past the logical size).
+    /// `IndexUtil::LinearIndexToMultidimensionalIndex`): peel coordinates off from the most minor
+    /// dimension outwards. For a padded layout the result may lie in the padding (some coordinate
+    /// at or past the logical size). Assumes a checked layout and `0 <= linear < buffer_len`.
     pub fn multi_index(&self, dims: &[i64], mut linear: i64) -> Vec<i64> {
         let phys = self.physical_dims(dims);
         let mut index = vec![0i64; dims.len()];
@@ -160,6 +271,32 @@ impl Layout {
         }
         index
     }
+
+    /// `multi_index` with its preconditions checked. Returns `None` when the position is padding
+    /// rather than an element of the array.
+    pub fn checked_multi_index(&self, dims: &[i64], linear: i64) -> Result<Option<Vec<i64>>> {
+        self.check(dims)?;
+        let len = self.buffer_len(dims);
+        if !(0..len).contains(&linear) {
+            return Err(Error::invalid(
+                "layout.index_in_range",
+                format!("linear index {linear} is outside the buffer 0..{len}"),
+            ));
+        }
+        let index = self.multi_index(dims, linear);
+        let inside = index.iter().zip(dims).all(|(i, n)| i < n);
+        Ok(inside.then_some(index))
+    }
+}
+
+/// The letter conventionally given to dimension `dim` of a rank-2, -3 or -4 array: `y x`,
+/// `z y x`, `p z y x` (dimension 0 first). Other ranks have no letters.
+pub fn dimension_letter(rank: usize, dim: usize) -> Option<char> {
+    const LETTERS: [char; 4] = ['p', 'z', 'y', 'x'];
+    if !(2..=4).contains(&rank) || dim >= rank {
+        return None;
+    }
+    Some(LETTERS[4 - rank + dim])
 }
 
 fn join(v: &[i64]) -> String {
@@ -427,6 +564,91 @@ mod tests {
         assert_eq!(l.linear_index(&[2, 3], &[1, 0]), 1);
         assert_eq!(l.linear_index(&[2, 3], &[0, 1]), 3);
         assert_eq!(l.linear_index(&[2, 3], &[1, 2]), 7);
+    }
+
+    #[test]
+    fn invalid_layouts_name_their_rule() {
+        let rule = |l: Layout, dims: &[i64]| l.check(dims).unwrap_err().rule.unwrap();
+        assert_eq!(
+            rule(Layout::new(vec![0, 0]), &[2, 3]),
+            "layout.minor_to_major_permutation"
+        );
+        assert_eq!(
+            rule(Layout::new(vec![0]), &[2, 3]),
+            "layout.minor_to_major_permutation"
+        );
+        assert_eq!(
+            rule(Layout::new(vec![2, 0]), &[2, 3]),
+            "layout.minor_to_major_permutation"
+        );
+        assert_eq!(
+            rule(
+                Layout::new(vec![1, 0]).with_padding(vec![3], PaddingValue::Zero),
+                &[2, 3]
+            ),
+            "layout.padded_rank"
+        );
+        assert_eq!(
+            rule(
+                Layout::new(vec![1, 0]).with_padding(vec![3, 2], PaddingValue::Zero),
+                &[2, 3]
+            ),
+            "layout.padded_width"
+        );
+        assert_eq!(
+            rule(
+                Layout::new(vec![1, 0]).with_padding(vec![1 << 40, 1 << 40], PaddingValue::Zero),
+                &[2, 3]
+            ),
+            "layout.buffer_too_large"
+        );
+        assert_eq!(rule(Layout::new(vec![0]), &[-1]), "shape.nonnegative_dims");
+        assert!(Layout::new(vec![]).check(&[]).is_ok());
+    }
+
+    #[test]
+    fn rank_zero_and_zero_sized_dimensions() {
+        let scalar = Layout::default_for_rank(0);
+        assert_eq!(scalar.buffer_len(&[]), 1);
+        assert_eq!(scalar.checked_linear_index(&[], &[]).unwrap(), 0);
+        assert_eq!(scalar.checked_multi_index(&[], 0).unwrap(), Some(vec![]));
+        // A [0 x 2] array padded to [2 x 3]: six padding positions and no elements.
+        let l = Layout::new(vec![1, 0]).with_padding(vec![2, 3], PaddingValue::Zero);
+        assert_eq!(l.buffer_len(&[0, 2]), 6);
+        for k in 0..6 {
+            assert_eq!(l.checked_multi_index(&[0, 2], k).unwrap(), None);
+        }
+        assert!(l.checked_multi_index(&[0, 2], 6).is_err());
+        assert_eq!(Layout::new(vec![0, 1]).buffer_len(&[3, 0]), 0);
+    }
+
+    #[test]
+    fn checked_conversions() {
+        let l = Layout::new(vec![0, 1]).with_padding(vec![3, 5], PaddingValue::Zero);
+        let dims = [2, 3];
+        assert_eq!(l.checked_linear_index(&dims, &[1, 2]).unwrap(), 7);
+        assert!(l.checked_linear_index(&dims, &[2, 0]).is_err());
+        assert!(l.checked_linear_index(&dims, &[0]).is_err());
+        assert_eq!(l.checked_multi_index(&dims, 7).unwrap(), Some(vec![1, 2]));
+        assert_eq!(l.checked_multi_index(&dims, 2).unwrap(), None);
+        assert_eq!(l.strides(&dims), vec![1, 3]);
+        assert_eq!(Layout::dim0_minor(3).minor_to_major, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn dimension_letters() {
+        let letters =
+            |r: usize| -> String { (0..r).filter_map(|d| dimension_letter(r, d)).collect() };
+        assert_eq!(letters(2), "yx");
+        assert_eq!(letters(3), "zyx");
+        assert_eq!(letters(4), "pzyx");
+        assert_eq!(letters(1), "");
+        assert_eq!(letters(5), "");
+        assert_eq!(
+            PaddingValue::from_name("lowest"),
+            Some(PaddingValue::Lowest)
+        );
+        assert_eq!(PaddingValue::Highest.name(), "highest");
     }
 
     #[test]

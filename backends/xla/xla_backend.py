@@ -33,6 +33,9 @@ import jaxlib._hlo as hlo  # noqa: E402
 from jaxlib import _jax  # noqa: E402
 from jax._src.lib import xla_client as xc  # noqa: E402
 
+# Without this jax silently narrows 64-bit arguments to 32 bits.
+jax.config.update("jax_enable_x64", True)
+
 DTYPES = {
     "pred": np.bool_,
     "s8": np.int8,

@@ -734,9 +734,7 @@ impl Parser {
         }
         self.expect(Tok::RBrace, "`}` closing the layout")?;
         let layout = Layout::new(m2m);
-        layout
-            .validate(&a.dims)
-            .map_err(|m| Error::invalid("layout.valid", m).at_location(loc))?;
+        layout.check(&a.dims).map_err(|e| e.at_location(loc))?;
         Ok(layout)
     }
 
@@ -905,7 +903,16 @@ impl Parser {
             let w = self.peek().clone();
             return match ty {
                 ElementType::F32 => {
+                    // A NaN payload is built in f32 bits directly: widening a signalling NaN to
+                    // f64 and back would quiet it and change its bits.
+                    let payload_nan = matches!(self.peek(), Tok::Word(w) if w == "nan" || w == "-nan")
+                        && *self.peek_at(1) == Tok::LParen;
                     let x = self.float_value(ElementType::F32)?;
+                    if payload_nan {
+                        let sign = if x.is_sign_negative() { 0x8000_0000 } else { 0 };
+                        let mantissa = ((x.to_bits() >> 29) as u32) & 0x7f_ffff;
+                        return Ok(Scalar::F32(f32::from_bits(sign | 0x7f80_0000 | mantissa)));
+                    }
                     Ok(Scalar::F32(x as f32))
                 }
                 _ => {
@@ -964,8 +971,14 @@ impl Parser {
                         .ok_or_else(|| syntax(format!("bad NaN payload {p:?}"), loc))?;
                     self.expect(Tok::RParen, "`)`")?;
                     if ty == ElementType::F32 {
-                        let b = 0x7f80_0000u32 | (payload as u32 & 0x7f_ffff);
-                        return Ok(sign * f32::from_bits(b) as f64);
+                        // The f32 payload goes in the top 23 mantissa bits of an f64 NaN, built
+                        // from bits (no float conversion, which would quiet a signalling NaN);
+                        // `scalar` takes them back out.
+                        let b = 0x7ff0_0000_0000_0000 | ((payload & 0x7f_ffff) << 29);
+                        let x = f64::from_bits(b);
+                        // Negate rather than multiply by -1: multiplying a NaN need not keep
+                        // the sign (x86 returns the NaN operand unchanged).
+                        return Ok(if neg { -x } else { x });
                     }
                     bits = 0x7ff0_0000_0000_0000 | (payload & 0xf_ffff_ffff_ffff);
                 }
@@ -973,6 +986,11 @@ impl Parser {
                 return Ok(if neg { -x } else { x });
             }
             _ => {}
+        }
+        if parse_i128(&w) == Some(0) {
+            // XLA lexes `-0` as the integer zero, so a float written `-0` is +0; only `-0.0`
+            // (or `-0e0`) is negative zero. We read the text as XLA does.
+            return Ok(0.0);
         }
         if ty == ElementType::F32 {
             let x: f32 = w
@@ -1621,6 +1639,25 @@ mod tests {
         let l = parse_literal("f32[2,2] {{1, -0.0}, {nan, -inf}}").unwrap();
         let a = l.as_array().unwrap();
         assert!(a.data.get(1).as_f64().is_sign_negative());
+        // `-0` is the integer zero, hence +0, as in XLA.
+        let l = parse_literal("f64[2] {-0, -0e0}").unwrap();
+        let a = l.as_array().unwrap();
+        assert!(a.data.get(0).as_f64().is_sign_positive());
+        assert!(a.data.get(1).as_f64().is_sign_negative());
+        // A `{` after whitespace opens the value; one right after `]` is a layout.
+        assert_eq!(
+            parse_literal("s32[2] {1, 0}").unwrap().to_string(),
+            "s32[2] {1, 0}"
+        );
+        assert_eq!(
+            parse_literal("s32[2]{0} {1, 0}").unwrap().to_string(),
+            "s32[2]{0} {1, 0}"
+        );
+        let l = parse_literal("f32[] -nan(0x7f)").unwrap();
+        match l.scalar_value() {
+            Some(Scalar::F32(x)) => assert_eq!(x.to_bits(), 0xff80_007f),
+            other => panic!("{other:?}"),
+        }
         assert!(parse_literal("f32[2] {1}").is_err());
         assert!(parse_literal("u8[1] {256}").is_err());
         assert!(parse_literal("f16[] 1e10").is_err());

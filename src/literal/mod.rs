@@ -502,80 +502,115 @@ impl Array {
         self.data.get(self.linear(index))
     }
 
-    /// Writes the array into a linear buffer laid out by `layout` (the array's own layout if
-    /// `None`). Padding positions hold the layout's padding value.
+    /// Writes the array into a linear buffer laid out by `layout` (the array's own layout, or the
+    /// default one, if `None`). Padding positions hold the layout's padding value
+    /// (`padding_scalar`). The layout must fit the array's dimensions (`Layout::check`).
     pub fn to_buffer(&self, layout: Option<&Layout>) -> Result<ArrayData> {
         let layout = layout
             .cloned()
             .unwrap_or_else(|| self.shape.layout_or_default());
-        layout
-            .validate(&self.shape.dims)
-            .map_err(|m| Error::invalid("layout.valid", m))?;
-        let len = layout.buffer_len(&self.shape.dims) as usize;
+        let dims = &self.shape.dims;
+        layout.check(dims)?;
+        let len = buffer_alloc_len(&layout, dims, self.ty())?;
         let pad = padding_scalar(self.ty(), layout.padding_value);
+        let offsets = buffer_offsets(&layout, dims);
         let mut out = ArrayData::splat(pad, len);
-        let strides = layout.strides(&self.shape.dims);
-        let rm = self.shape.row_major_strides();
         with_data!(&mut out, o => {
-            let src = NativeType::slice(&self.data).ok_or_else(|| Error::internal("type"))?;
-            for (k, &x) in src.iter().enumerate() {
-                let mut lin = 0i64;
-                let mut rem = k;
-                for d in 0..rm.len() {
-                    let i = rem / rm[d];
-                    rem %= rm[d];
-                    lin += i as i64 * strides[d];
-                }
-                o[lin as usize] = x;
+            let src = NativeType::slice(&self.data)
+                .ok_or_else(|| Error::internal("array data does not match its element type"))?;
+            if src.len() != offsets.len() {
+                return Err(Error::internal("array data does not match its dimensions"));
+            }
+            for (&x, &k) in src.iter().zip(&offsets) {
+                o[k] = x;
             }
         });
         Ok(out)
     }
 
-    /// Reads an array of `shape` from a linear buffer laid out by the shape's layout (padding
-    /// elements are skipped).
+    /// Reads an array of `shape` from a linear buffer laid out by the shape's layout (the default
+    /// layout if it has none). Padding positions are skipped, whatever they hold. The buffer must
+    /// have the shape's element type and exactly the layout's buffer length, padding included.
     pub fn from_buffer(shape: ArrayShape, buffer: &ArrayData) -> Result<Array> {
         let layout = shape.layout_or_default();
-        layout
-            .validate(&shape.dims)
-            .map_err(|m| Error::invalid("layout.valid", m))?;
-        let need = layout.buffer_len(&shape.dims) as usize;
-        if buffer.len() != need || buffer.ty() != shape.ty {
+        layout.check(&shape.dims)?;
+        let need = layout.buffer_len(&shape.dims);
+        if buffer.ty() != shape.ty || buffer.len() as i64 != need {
             return Err(Error::invalid(
                 "layout.buffer_size",
                 format!(
-                    "a {} buffer of {} elements cannot hold {} laid out as {{{:?}}} (needs {} {} elements)",
+                    "a {} buffer of {} elements cannot hold {} laid out as {{{}}}{} (it needs {} {} elements)",
                     buffer.ty(),
                     buffer.len(),
                     shape,
-                    layout.minor_to_major,
+                    join(&layout.minor_to_major),
+                    layout
+                        .padded_dimensions
+                        .as_ref()
+                        .map(|p| format!(" padded to [{}]", join(p)))
+                        .unwrap_or_default(),
                     need,
                     shape.ty
                 ),
             ));
         }
-        let strides = layout.strides(&shape.dims);
-        let rm = shape.row_major_strides();
-        let n = shape.element_count();
-        let data = map_data!(buffer, b => {
-            (0..n)
-                .map(|k| {
-                    let mut lin = 0i64;
-                    let mut rem = k;
-                    for d in 0..rm.len() {
-                        let i = rem / rm[d];
-                        rem %= rm[d];
-                        lin += i as i64 * strides[d];
-                    }
-                    b[lin as usize]
-                })
-                .collect()
-        });
+        let offsets = buffer_offsets(&layout, &shape.dims);
+        let data = map_data!(buffer, b => offsets.iter().map(|&k| b[k]).collect());
         Ok(Array { shape, data })
     }
 }
 
-/// The value that fills padding for a type.
+fn join(v: &[i64]) -> String {
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The buffer length of a checked layout as a `usize`, refusing buffers that could not be
+/// allocated (more bytes than the address space, or than `isize::MAX`).
+fn buffer_alloc_len(layout: &Layout, dims: &[i64], ty: ElementType) -> Result<usize> {
+    let len = layout.buffer_len(dims);
+    let bytes = len.checked_mul(ty.byte_size().max(1) as i64);
+    match (usize::try_from(len), bytes) {
+        (Ok(n), Some(b)) if b <= isize::MAX as i64 => Ok(n),
+        _ => Err(Error::invalid(
+            "layout.buffer_too_large",
+            format!("a buffer of {len} {ty} elements is too large to allocate"),
+        )),
+    }
+}
+
+/// For each element in logical row-major order, its position in the buffer of a checked layout.
+///
+/// An odometer walks the logical indices; the buffer position moves by the dimension's stride when
+/// a coordinate steps up, and back by `stride * (size - 1)` when it wraps to 0. This visits each
+/// element once with no division, and handles rank 0 (one element at position 0) and zero-sized
+/// dimensions (no elements) without special cases.
+fn buffer_offsets(layout: &Layout, dims: &[i64]) -> Vec<usize> {
+    let strides = layout.strides(dims);
+    let n: i64 = dims.iter().product();
+    let mut out = Vec::with_capacity(n.max(0) as usize);
+    let mut idx = vec![0i64; dims.len()];
+    let mut pos = 0i64;
+    for _ in 0..n {
+        out.push(pos as usize);
+        for d in (0..dims.len()).rev() {
+            idx[d] += 1;
+            pos += strides[d];
+            if idx[d] < dims[d] {
+                break;
+            }
+            pos -= strides[d] * dims[d];
+            idx[d] = 0;
+        }
+    }
+    out
+}
+
+/// The value that fills padding for a type. `Zero` and `Unknown` give 0 (`false`, `+0.0`,
+/// `(0, 0)`); `One` gives 1 (`true`, `1.0`, `(1, 0)`); `Lowest` and `Highest` give the type's
+/// lowest and highest finite values (`lowest`, `highest`).
 pub fn padding_scalar(ty: ElementType, p: PaddingValue) -> Scalar {
     match p {
         PaddingValue::Zero | PaddingValue::Unknown => Scalar::zero(ty),
@@ -585,7 +620,9 @@ pub fn padding_scalar(ty: ElementType, p: PaddingValue) -> Scalar {
     }
 }
 
-/// The lowest finite value of a type (`-max` for floats, `MIN` for integers, false for PRED).
+/// The lowest finite value of a type: `MIN` for signed integers, 0 for unsigned ones, `false` for
+/// PRED, `-max` for floats (not -inf). Complex numbers have no order; the reference uses
+/// `(-max, 0)` of the component type.
 pub fn lowest(ty: ElementType) -> Scalar {
     match ty {
         ElementType::Pred => Scalar::Pred(false),
@@ -607,7 +644,8 @@ pub fn lowest(ty: ElementType) -> Scalar {
     }
 }
 
-/// The highest finite value of a type.
+/// The highest finite value of a type: `MAX` for integers, `true` for PRED, `max` for floats (not
+/// +inf); `(max, 0)` for complex types.
 pub fn highest(ty: ElementType) -> Scalar {
     match ty {
         ElementType::Pred => Scalar::Pred(true),
@@ -752,5 +790,75 @@ mod tests {
         );
         let back = Array::from_buffer(a.shape.clone().with_layout(padded), &buf).unwrap();
         assert_eq!(back.data, a.data);
+    }
+
+    #[test]
+    fn padding_values_for_every_type() {
+        let a = Array::from_vec(vec![1], vec![7i8]).unwrap();
+        let l = Layout::new(vec![0]).with_padding(vec![3], PaddingValue::Lowest);
+        assert_eq!(
+            a.to_buffer(Some(&l)).unwrap(),
+            ArrayData::S8(vec![7, -128, -128])
+        );
+        let a = Array::from_vec(vec![1], vec![true]).unwrap();
+        let l = Layout::new(vec![0]).with_padding(vec![2], PaddingValue::Zero);
+        assert_eq!(
+            a.to_buffer(Some(&l)).unwrap(),
+            ArrayData::Pred(vec![true, false])
+        );
+        for ty in ElementType::ALL {
+            for p in [
+                PaddingValue::Zero,
+                PaddingValue::One,
+                PaddingValue::Lowest,
+                PaddingValue::Highest,
+                PaddingValue::Unknown,
+            ] {
+                let s = padding_scalar(ty, p);
+                assert_eq!(s.ty(), ty);
+                assert!(!s.is_nan());
+                assert!(s.as_f64().is_finite());
+            }
+            assert!(lowest(ty).as_f64() <= highest(ty).as_f64());
+        }
+        assert_eq!(
+            padding_scalar(ElementType::F32, PaddingValue::Lowest),
+            Scalar::F32(f32::MIN)
+        );
+        assert_eq!(
+            padding_scalar(ElementType::U16, PaddingValue::Lowest),
+            Scalar::U16(0)
+        );
+        assert_eq!(
+            padding_scalar(ElementType::C64, PaddingValue::One),
+            Scalar::C64(C64::new(1.0, 0.0))
+        );
+    }
+
+    #[test]
+    fn buffers_of_rank_zero_and_empty_arrays() {
+        let s = Array::from_vec(vec![], vec![2.5f64]).unwrap();
+        assert_eq!(s.to_buffer(None).unwrap(), ArrayData::F64(vec![2.5]));
+        let back = Array::from_buffer(s.shape.clone(), &ArrayData::F64(vec![2.5])).unwrap();
+        assert_eq!(back, s);
+        let e = Array::from_vec(vec![0, 2], Vec::<u32>::new()).unwrap();
+        let l = Layout::new(vec![0, 1]).with_padding(vec![1, 2], PaddingValue::Highest);
+        let buf = e.to_buffer(Some(&l)).unwrap();
+        assert_eq!(buf, ArrayData::U32(vec![u32::MAX, u32::MAX]));
+        let back = Array::from_buffer(e.shape.clone().with_layout(l), &buf).unwrap();
+        assert_eq!(back.data, e.data);
+    }
+
+    #[test]
+    fn buffer_errors_name_their_rule() {
+        let a = Array::from_vec(vec![2, 3], vec![1i32, 2, 3, 4, 5, 6]).unwrap();
+        let bad = Layout::new(vec![1, 1]);
+        let e = a.to_buffer(Some(&bad)).unwrap_err();
+        assert_eq!(e.rule.as_deref(), Some("layout.minor_to_major_permutation"));
+        let shape = a.shape.clone().with_layout(Layout::new(vec![0, 1]));
+        let e = Array::from_buffer(shape.clone(), &ArrayData::S32(vec![0; 5])).unwrap_err();
+        assert_eq!(e.rule.as_deref(), Some("layout.buffer_size"));
+        let e = Array::from_buffer(shape, &ArrayData::U32(vec![0; 6])).unwrap_err();
+        assert_eq!(e.rule.as_deref(), Some("layout.buffer_size"));
     }
 }
