@@ -144,23 +144,8 @@ fn check_pairs(ctx: &Ctx) -> Result<()> {
     let Some(pairs) = crate::eval::control::source_target_pairs(ctx.inst)? else {
         return Ok(());
     };
-    let n = ctx.replica_count;
-    let (mut sources, mut targets) = (vec![false; n as usize], vec![false; n as usize]);
-    for &(s, t) in &pairs {
-        ensure!(
-            (0..n).contains(&s) && (0..n).contains(&t),
-            "channel.source_target_pairs",
-            "pair {{{s},{t}}} names a replica outside 0..{n}"
-        );
-        ensure!(
-            !sources[s as usize] && !targets[t as usize],
-            "channel.source_target_pairs",
-            "each replica may be the source of one pair and the target of one pair; {{{s},{t}}} repeats one"
-        );
-        sources[s as usize] = true;
-        targets[t as usize] = true;
-    }
-    Ok(())
+    const RULE: &str = "channel.source_target_pairs";
+    super::collective::check_source_target_pairs(&pairs, ctx.replica_count, [RULE; 3])
 }
 
 fn token_operand(ctx: &Ctx, i: usize) -> Result<()> {
