@@ -762,23 +762,8 @@ mod tests {
     use crate::hlo::{parse_and_verify, parse_literal};
     use crate::literal::Literal;
 
-    /// Parses literal text. Rank-1 values get an explicit `{0}` layout first, which the parser
-    /// needs until it tells a layout from a value by adjacency, and the layout is dropped again.
     fn lit(s: &str) -> Literal {
-        fn strip(l: Literal) -> Literal {
-            match l {
-                Literal::Array(mut a) => {
-                    a.shape.layout = None;
-                    Literal::Array(a)
-                }
-                Literal::Tuple(t) => Literal::Tuple(t.into_iter().map(strip).collect()),
-                Literal::Token => Literal::Token,
-            }
-        }
-        let s = s
-            .replace("f32[2] {", "f32[2]{0} {")
-            .replace("f32[3] {", "f32[3]{0} {");
-        strip(parse_literal(&s).unwrap())
+        parse_literal(s).unwrap()
     }
 
     fn run_text(text: &str, args: &[&str], opts: &RunOptions) -> crate::error::Result<Literal> {
@@ -903,6 +888,64 @@ mod tests {
             run_text(t, &["f32[2] {1, 2}"], &opts).unwrap().to_string(),
             "f32[2] {-1, -2}"
         );
+    }
+
+    #[test]
+    fn custom_call_tuple_results_and_output_layouts() {
+        // Two outputs: the buffer of a column-major operand, and myfunc's result laid out
+        // column-major; tuple operands are flattened into their arrays.
+        let mut reg = super::CustomCallRegistry::with_builtins();
+        reg.register(
+            "split",
+            std::sync::Arc::new(
+                |out: &mut [super::CustomCallBuffer], ins: &[super::CustomCallBuffer]| {
+                    if out.len() != 2 || ins.len() != 2 {
+                        return Err(crate::error::Error::runtime("split takes 2 and gives 2"));
+                    }
+                    out[0].data = ins[1].data.clone();
+                    out[1].data = ins[0].data.clone();
+                    Ok(())
+                },
+            ),
+        );
+        let opts = RunOptions {
+            custom_calls: std::sync::Arc::new(reg),
+            ..RunOptions::default()
+        };
+        let t = "HloModule m\nENTRY e {\n x = f32[2] parameter(0)\n y = s32[] parameter(1)\n p = (f32[2], s32[]) tuple(x, y)\n t = token[] after-all()\n ROOT z = (s32[], f32[2]) custom-call(p, t), custom_call_target=\"split\"\n}\n";
+        assert_eq!(
+            run_text(t, &["f32[2] {1, 2}", "s32[] 9"], &opts)
+                .unwrap()
+                .to_string(),
+            "(s32[] 9, f32[2] {1, 2})"
+        );
+        // A column-major declared result: myfunc writes through the layout, so the values are
+        // the same and the value carries the declared layout.
+        let t = "HloModule m\nENTRY e {\n x = f32[2] parameter(0)\n y = f32[2,3] parameter(1)\n ROOT z = f32[3,3]{0,1} custom-call(x, y), custom_call_target=\"myfunc\"\n}\n";
+        assert_eq!(
+            ok(
+                t,
+                &["f32[2] {1, 2}", "f32[2,3] {{10, 20, 30}, {40, 50, 60}}"]
+            ),
+            "f32[3,3]{0,1} {{42, 52, 62}, {11, 21, 31}, {42, 52, 62}}"
+        );
+        // A target that breaks the buffer contract is reported, not trusted.
+        let mut reg = super::CustomCallRegistry::with_builtins();
+        reg.register(
+            "shrink",
+            std::sync::Arc::new(
+                |out: &mut [super::CustomCallBuffer], _: &[super::CustomCallBuffer]| {
+                    out[0].data = super::ArrayData::F32(vec![1.0]);
+                    Ok(())
+                },
+            ),
+        );
+        let opts = RunOptions {
+            custom_calls: std::sync::Arc::new(reg),
+            ..RunOptions::default()
+        };
+        let t = "HloModule m\nENTRY e {\n ROOT z = f32[2] custom-call(), custom_call_target=\"shrink\"\n}\n";
+        assert_eq!(err_rule(t, &[], &opts), "custom-call.target_contract");
     }
 
     #[test]
