@@ -112,7 +112,14 @@ fn myfunc(out: &mut [CustomCallBuffer], ins: &[CustomCallBuffer]) -> Result<()> 
     for i in 0..3i64 {
         for j in 0..3i64 {
             let r = (i + 1) % 2;
-            vals.push(([i, j], xd[x.offset(&[r])] + yd[y.offset(&[r, j])]));
+            let (a, b) = (xd.get(x.offset(&[r])), yd.get(y.offset(&[r, j])));
+            let (Some(a), Some(b)) = (a, b) else {
+                return Err(contract(
+                    "myfunc",
+                    "an input buffer is shorter than its layout",
+                ));
+            };
+            vals.push(([i, j], a + b));
         }
     }
     let offsets: Vec<usize> = vals.iter().map(|(ix, _)| z.offset(ix)).collect();
@@ -187,11 +194,6 @@ pub fn operand_layouts(inst: &Instruction) -> Result<Option<Vec<Shape>>> {
         .map(|p| crate::hlo::parse_shape(p.trim()).map_err(|_| bad()))
         .collect::<Result<Vec<_>>>()
         .map(Some)
-}
-
-/// Number of shapes in `operand_layout_constraints`, for the verifier.
-pub fn layout_constraint_count(inst: &Instruction) -> Result<Option<usize>> {
-    Ok(operand_layouts(inst)?.map(|v| v.len()))
 }
 
 /// The `{source, target}` replica pairs of a send or recv, from the frontend attribute
@@ -527,10 +529,14 @@ pub fn eval(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Lite
                         .comps("branch_computations")
                         .ok_or_else(|| Error::internal("conditional without branches"))?;
                     // An index outside 0..N picks the last branch, as the seed specifies.
+                    let last = bs
+                        .len()
+                        .checked_sub(1)
+                        .ok_or_else(|| Error::internal("conditional without branches"))?;
                     let k = usize::try_from(i)
                         .ok()
-                        .filter(|&k| k < bs.len())
-                        .unwrap_or(bs.len() - 1);
+                        .filter(|&k| k <= last)
+                        .unwrap_or(last);
                     (bs[k], k + 1)
                 }
                 _ => return Err(Error::internal("conditional selector type")),

@@ -52,13 +52,21 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
         }
         CustomCall => {
             let d = ctx.declared_required()?;
-            if let Some(n) = crate::eval::control::layout_constraint_count(ctx.inst)? {
+            if let Some(shapes) = crate::eval::control::operand_layouts(ctx.inst)? {
                 ensure!(
-                    n == ctx.operands.len(),
+                    shapes.len() == ctx.operands.len(),
                     "custom-call.operand_layouts",
-                    "operand_layout_constraints lists {n} shape(s) for {} operand(s)",
+                    "operand_layout_constraints lists {} shape(s) for {} operand(s)",
+                    shapes.len(),
                     ctx.operands.len()
                 );
+                for (i, (s, o)) in shapes.iter().zip(&ctx.operands).enumerate() {
+                    ensure!(
+                        s.compatible(o),
+                        "custom-call.operand_layouts",
+                        "operand_layout_constraints gives {s} for operand {i}, which is {o}"
+                    );
+                }
             }
             Ok(d.clone())
         }
