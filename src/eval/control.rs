@@ -624,6 +624,17 @@ fn channel_op(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Li
             }),
         }
     };
+    // A peer outside this run (a module declaring more replicas than the run has) could never
+    // answer: fail now rather than after the timeout.
+    let present = |p: Option<usize>| -> Result<Option<usize>> {
+        match p {
+            Some(r) if r >= ev.ctx.shared.num_replicas => Err(deadlock(format!(
+                "`{}` on channel {channel} pairs with replica {r}, but this run has {} replica(s)",
+                inst.opcode, ev.ctx.shared.num_replicas
+            ))),
+            p => Ok(p),
+        }
+    };
     let context =
         |data: Literal, id: u32| Literal::Tuple(vec![data, Literal::scalar(id), Literal::Token]);
     let request_id = || -> Result<u32> {
@@ -641,7 +652,12 @@ fn channel_op(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Li
                 Some([d, _, _]) => d,
                 _ => return Err(Error::internal("recv shape")),
             };
-            let id = chans.recv(replica, channel, peer(false), Literal::zeros(data_shape))?;
+            let id = chans.recv(
+                replica,
+                channel,
+                present(peer(false))?,
+                Literal::zeros(data_shape),
+            )?;
             // The buffer's contents are undefined until recv-done; xla-spec shows zeros.
             Ok(context(Literal::zeros(data_shape), id))
         }
@@ -649,7 +665,7 @@ fn channel_op(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Li
             let data = ops
                 .first()
                 .ok_or_else(|| Error::internal("send without data"))?;
-            let id = chans.send(replica, channel, peer(true), data, &wait)?;
+            let id = chans.send(replica, channel, present(peer(true))?, data, &wait)?;
             Ok(context((*data).clone(), id))
         }
         Opcode::SendDone => {
@@ -1030,6 +1046,17 @@ mod tests {
             replicated(&t, args, &RunOptions::default()).unwrap(),
             ["f32[] 20", "f32[] 10"]
         );
+    }
+
+    #[test]
+    fn a_peer_outside_the_run_fails_at_once() {
+        let t = format!(
+            "HloModule m, replica_count=2\nENTRY e {{\n x = f32[] parameter(0)\n t = token[] after-all()\n r = (f32[], u32[], token[]) recv(t), channel_id=1, {PAIRS}\n s = (f32[], u32[], token[]) send(x, t), channel_id=1, {PAIRS}\n rd = (f32[], token[]) recv-done(r), channel_id=1\n ROOT v = f32[] get-tuple-element(rd), index=0\n}}\n"
+        );
+        let start = std::time::Instant::now();
+        let e = replicated(&t, vec![vec![lit("f32[] 1")]], &RunOptions::default()).unwrap_err();
+        assert_eq!(e.rule.as_deref(), Some("channel.deadlock"), "{e}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]
