@@ -122,7 +122,13 @@ def evaluate(hlo, args):
         raise Unsupported("only modules with an ENTRY computation are supported")
     if text[:body_start].count("{") != 0:
         raise Unsupported("only modules with a single (ENTRY) computation are supported")
-    body = text[text.index("{", body_start) + 1 : text.rindex("}")]
+    # The body opens with the last `{` on the ENTRY line (earlier ones may be layouts in a
+    # signature such as `ENTRY %main (p: f32[2]{0}) -> f32[2]{0} {`).
+    line_end = text.find("\n", body_start)
+    header = text[body_start : line_end if line_end >= 0 else len(text)]
+    if "{" not in header:
+        raise Unsupported("the ENTRY line must end with `{`")
+    body = text[body_start + header.rindex("{") + 1 : text.rindex("}")]
     values = {}
     root = None
     last = None

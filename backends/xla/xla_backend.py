@@ -214,7 +214,8 @@ def client():
 
 def entry_result_shape(module):
     text = module.to_string()
-    first = text.split("\n", 1)[0]
+    # XLA's printer annotates long tuples with /*index=N*/ comments.
+    first = re.sub(r"/\*.*?\*/", "", text.split("\n", 1)[0])
     m = re.search(r"entry_computation_layout=\{\((.*)\)->(.*)\}", first)
     if not m:
         raise Unsupported("cannot read the entry computation layout")

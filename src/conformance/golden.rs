@@ -42,6 +42,10 @@ pub fn load_text(base: &str, path: &Path, text: &str) -> Vec<Case> {
             "a golden file holds a case object or {\"cases\": [...]}".into(),
         )];
     };
+    // A JSON Schema (`golden/schema.json`) describes cases; it is not one.
+    if obj.contains_key("$schema") {
+        return vec![];
+    }
     let Some(cases) = obj.get("cases") else {
         return vec![one_case(base.to_string(), Origin::at(path, 1), obj)];
     };
@@ -299,5 +303,14 @@ mod tests {
         );
         assert!(matches!(cases[2].body, CaseBody::Malformed(_)));
         assert_eq!(cases[1].origin.line, 3);
+        // A JSON Schema next to the cases is not a case.
+        assert!(
+            load_text(
+                "golden::schema",
+                Path::new("schema.json"),
+                r#"{"$schema": "x"}"#
+            )
+            .is_empty()
+        );
     }
 }

@@ -219,6 +219,8 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>> {
                         break;
                     }
                 } else if is_word_char(ch)
+                    // A leading `+` (`+1`) or an exponent's sign (`1e+5`). The leading one must be
+                    // consumed here: an empty word would never advance the lexer.
                     || (ch == b'+' && (i == start || matches!(b[i - 1], b'e' | b'E')))
                 {
                     adv!();
@@ -309,5 +311,10 @@ mod tests {
         assert_eq!(e.location, Some(Location { line: 1, col: 11 }));
         assert!(tokenize("/* open").is_err());
         assert!(tokenize("\"open").is_err());
+        // A lone `+` once lexed as an empty word without advancing, looping until memory ran out.
+        assert_eq!(
+            words("+ +1"),
+            [Tok::Word("+".into()), Tok::Word("+1".into()), Tok::Eof]
+        );
     }
 }

@@ -880,41 +880,25 @@ impl Parser {
         let loc = self.loc();
         if ty.is_complex() {
             self.expect(Tok::LParen, "`(re, im)` for a complex value")?;
+            // C64 parts are read as f32 directly: through f64 a decimal could round twice and
+            // a NaN payload would be lost.
+            if ty == ElementType::C64 {
+                let re = self.f32_value()?;
+                self.expect(Tok::Comma, "`,` between the real and imaginary parts")?;
+                let im = self.f32_value()?;
+                self.expect(Tok::RParen, "`)`")?;
+                return Ok(Scalar::C64(C64::new(re, im)));
+            }
             let re = self.float_value(ElementType::F64)?;
             self.expect(Tok::Comma, "`,` between the real and imaginary parts")?;
             let im = self.float_value(ElementType::F64)?;
             self.expect(Tok::RParen, "`)`")?;
-            return Ok(if ty == ElementType::C64 {
-                let c = C64::new(re as f32, im as f32);
-                if (c.re.is_infinite() && re.is_finite()) || (c.im.is_infinite() && im.is_finite())
-                {
-                    return Err(Error::invalid(
-                        "constant.range",
-                        "complex value out of range for c64",
-                    )
-                    .at_location(loc));
-                }
-                Scalar::C64(c)
-            } else {
-                Scalar::C128(C128::new(re, im))
-            });
+            return Ok(Scalar::C128(C128::new(re, im)));
         }
         if ty.is_floating() {
             let w = self.peek().clone();
             return match ty {
-                ElementType::F32 => {
-                    // A NaN payload is built in f32 bits directly: widening a signalling NaN to
-                    // f64 and back would quiet it and change its bits.
-                    let payload_nan = matches!(self.peek(), Tok::Word(w) if w == "nan" || w == "-nan")
-                        && *self.peek_at(1) == Tok::LParen;
-                    let x = self.float_value(ElementType::F32)?;
-                    if payload_nan {
-                        let sign = if x.is_sign_negative() { 0x8000_0000 } else { 0 };
-                        let mantissa = ((x.to_bits() >> 29) as u32) & 0x7f_ffff;
-                        return Ok(Scalar::F32(f32::from_bits(sign | 0x7f80_0000 | mantissa)));
-                    }
-                    Ok(Scalar::F32(x as f32))
-                }
+                ElementType::F32 => Ok(Scalar::F32(self.f32_value()?)),
                 _ => {
                     let x = self.float_value(ty)?;
                     let s = Scalar::from_f64(ty, x);
@@ -947,6 +931,47 @@ impl Parser {
         })
     }
 
+    /// An optional `(0x...)` NaN payload after `nan`: the whole mantissa, non-zero and within
+    /// `mask`.
+    fn nan_payload(&mut self, loc: Location, mask: u64) -> Result<Option<u64>> {
+        if *self.peek() != Tok::LParen {
+            return Ok(None);
+        }
+        self.next();
+        let p = self.word("a NaN payload")?;
+        let payload = p
+            .strip_prefix("0x")
+            .and_then(|h| u64::from_str_radix(h, 16).ok())
+            .filter(|&v| v != 0 && v <= mask)
+            .ok_or_else(|| syntax(format!("bad NaN payload {p:?}"), loc))?;
+        self.expect(Tok::RParen, "`)`")?;
+        Ok(Some(payload))
+    }
+
+    /// An f32 value. A NaN keeps its sign and payload bit for bit (an f32 signalling NaN does not
+    /// survive a trip through f64 on every machine, so NaNs are built from their bits here).
+    fn f32_value(&mut self) -> Result<f32> {
+        let loc = self.loc();
+        if let Tok::Word(w) = self.peek().clone() {
+            let (neg, body) = match w.strip_prefix('-') {
+                Some(b) => (true, b),
+                None => (false, w.as_str()),
+            };
+            if body == "nan" {
+                self.next();
+                let mut bits = match self.nan_payload(loc, 0x7f_ffff)? {
+                    Some(p) => 0x7f80_0000 | p as u32,
+                    None => 0x7fc0_0000u32,
+                };
+                if neg {
+                    bits |= 0x8000_0000;
+                }
+                return Ok(f32::from_bits(bits));
+            }
+        }
+        Ok(self.float_value(ElementType::F32)? as f32)
+    }
+
     /// A float value, returned as f64 except for F32, which is parsed directly (correctly rounded)
     /// and returned widened exactly.
     fn float_value(&mut self, ty: ElementType) -> Result<f64> {
@@ -960,28 +985,11 @@ impl Parser {
         match body {
             "inf" => return Ok(sign * f64::INFINITY),
             "nan" => {
-                let mut bits = f64::NAN.to_bits();
-                if *self.peek() == Tok::LParen {
-                    self.next();
-                    let p = self.word("a NaN payload")?;
-                    let payload = p
-                        .strip_prefix("0x")
-                        .and_then(|h| u64::from_str_radix(h, 16).ok())
-                        .filter(|&v| v != 0)
-                        .ok_or_else(|| syntax(format!("bad NaN payload {p:?}"), loc))?;
-                    self.expect(Tok::RParen, "`)`")?;
-                    if ty == ElementType::F32 {
-                        // The f32 payload goes in the top 23 mantissa bits of an f64 NaN, built
-                        // from bits (no float conversion, which would quiet a signalling NaN);
-                        // `scalar` takes them back out.
-                        let b = 0x7ff0_0000_0000_0000 | ((payload & 0x7f_ffff) << 29);
-                        let x = f64::from_bits(b);
-                        // Negate rather than multiply by -1: multiplying a NaN need not keep
-                        // the sign (x86 returns the NaN operand unchanged).
-                        return Ok(if neg { -x } else { x });
-                    }
-                    bits = 0x7ff0_0000_0000_0000 | (payload & 0xf_ffff_ffff_ffff);
-                }
+                // (f32 NaNs never get here: `f32_value` builds them from their bits.)
+                let bits = match self.nan_payload(loc, 0xf_ffff_ffff_ffff)? {
+                    Some(p) => 0x7ff0_0000_0000_0000 | p,
+                    None => f64::NAN.to_bits(),
+                };
                 let x = f64::from_bits(bits);
                 return Ok(if neg { -x } else { x });
             }
@@ -1672,5 +1680,25 @@ mod tests {
             ")".repeat(500)
         );
         assert!(parse_module(&deep).is_err());
+    }
+
+    #[test]
+    fn nan_payloads_and_rank1_values_round_trip() {
+        // Signalling and quiet NaNs with payloads, in f32 and in c64 parts, keep their bits.
+        for bits in [0x7fa8_cb7fu32, 0xffc0_0001, 0x7fc0_0000, 0x7f80_0001] {
+            let l = Literal::vec(vec![1], vec![f32::from_bits(bits)]).unwrap();
+            let back = parse_literal(&l.to_string()).unwrap();
+            let x = back.as_array().unwrap().typed::<f32>().unwrap()[0];
+            assert_eq!(x.to_bits(), bits, "{l}");
+            let c = Literal::vec(vec![1], vec![C64::new(1.0, f32::from_bits(bits))]).unwrap();
+            let back = parse_literal(&c.to_string()).unwrap();
+            let y = back.as_array().unwrap().typed::<C64>().unwrap()[0];
+            assert_eq!(y.im.to_bits(), bits, "{c}");
+        }
+        // After a space, `{` opens the value even where a layout would fit.
+        let l = parse_literal("f32[2] {1, 0}").unwrap();
+        assert_eq!(l.to_string(), "f32[2] {1, 0}");
+        let l = parse_literal("f32[2]{0} {1, 0}").unwrap();
+        assert_eq!(l.to_string(), "f32[2]{0} {1, 0}");
     }
 }

@@ -109,8 +109,10 @@ fn special(x: f64, quiet_default: bool, payload: u64) -> Option<String> {
 
 /// Shortest text that parses back to the same f32.
 pub fn format_float_f32(x: f32) -> String {
-    let payload = (x.to_bits() & 0x3f_ffff) as u64;
-    if let Some(s) = special(x as f64, payload == 0, payload) {
+    // A NaN's payload is its whole mantissa, as XLA prints it; the default quiet NaN (only the
+    // quiet bit set) prints as plain `nan`.
+    let payload = (x.to_bits() & 0x7f_ffff) as u64;
+    if let Some(s) = special(x as f64, payload == 0x40_0000, payload) {
         return s;
     }
     plain_or_exp(x.abs() as f64, format!("{x}"), format!("{x:e}"))
@@ -118,8 +120,8 @@ pub fn format_float_f32(x: f32) -> String {
 
 /// Shortest text that parses back to the same f64.
 pub fn format_float_f64(x: f64) -> String {
-    let payload = x.to_bits() & 0x7_ffff_ffff_ffff;
-    if let Some(s) = special(x, payload == 0, payload) {
+    let payload = x.to_bits() & 0xf_ffff_ffff_ffff;
+    if let Some(s) = special(x, payload == 0x8_0000_0000_0000, payload) {
         return s;
     }
     plain_or_exp(x.abs(), format!("{x}"), format!("{x:e}"))

@@ -4,7 +4,8 @@
 //!
 //! Only the triangle named by `lower` is read. The reference writes zeros into the other triangle of
 //! a Cholesky result (the seed leaves it implementation-defined). A matrix that is not positive
-//! definite yields NaN from the first non-positive pivot on, as XLA does.
+//! definite gives what XLA:CPU gives: all NaN when a pivot is negative or NaN, and NaN from a zero
+//! pivot on when a pivot is exactly zero.
 
 use super::{from_c128, from_f64, to_c128, to_f64};
 use crate::error::{Error, Result};
@@ -69,14 +70,18 @@ fn cholesky_one<T: Field>(a: &[T], n: usize, lower: bool) -> Vec<T> {
         }
     };
     let mut l = vec![T::zero(); n * n];
+    let mut failed = false;
     for j in 0..n {
         let mut d = at(j, j).re();
         for k in 0..j {
             let v = l[j * n + k];
             d -= (v * v.conj()).re();
         }
-        // sqrt of a negative pivot is NaN, which then spreads through the rest of the factor.
-        let djj = d.sqrt();
+        // XLA:CPU's rule, observed through the XLA adapter: a negative or NaN pivot makes the whole
+        // matrix NaN; a zero pivot gives NaN in its own diagonal entry (XLA computes p·rsqrt(p)),
+        // which then spreads to the entries computed after it.
+        failed |= d.is_nan() || d < 0.0;
+        let djj = if d == 0.0 { f64::NAN } else { d.sqrt() };
         l[j * n + j] = T::from_re(djj);
         for i in j + 1..n {
             let mut s = at(i, j);
@@ -85,6 +90,9 @@ fn cholesky_one<T: Field>(a: &[T], n: usize, lower: bool) -> Vec<T> {
             }
             l[i * n + j] = s / T::from_re(djj);
         }
+    }
+    if failed {
+        return vec![T::from_re(f64::NAN); n * n];
     }
     if lower {
         l
@@ -255,7 +263,14 @@ mod tests {
         assert_eq!(l, vec![2.0, 0.0, 0.0, 6.0, 1.0, 0.0, -8.0, 5.0, 3.0]);
         let u = cholesky_one(&a, 3, false);
         assert_eq!(u, vec![2.0, 6.0, -8.0, 0.0, 1.0, 5.0, 0.0, 0.0, 3.0]);
-        assert!(cholesky_one(&[-1.0, 0.0, 0.0, 1.0], 2, true)[0].is_nan());
+        assert!(
+            cholesky_one(&[1.0, 0.0, 0.0, -1.0], 2, true)
+                .iter()
+                .all(|x| x.is_nan())
+        );
+        let semi = cholesky_one(&[1.0, 1.0, 1.0, 1.0], 2, true);
+        assert_eq!(&semi[..3], &[1.0, 0.0, 1.0]);
+        assert!(semi[3].is_nan());
     }
 
     #[test]
