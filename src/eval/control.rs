@@ -261,6 +261,8 @@ struct ChannelState {
 
 struct Transfer {
     is_send: bool,
+    /// For a recv: the declared shape of the data it receives.
+    shape: Shape,
     channel: i64,
     replica: usize,
     /// For a recv: the replica whose send delivers into it.
@@ -339,25 +341,26 @@ impl Channels {
         }
     }
 
-    /// `recv`: posts a receive buffer on `channel`, to be filled by replica `source`'s send, and
-    /// returns its request id. With no source (no pair targets this replica) the receive
-    /// completes at once with `zeros`, as a collective-permute does.
+    /// `recv`: posts a receive buffer for a value of `shape` on `channel`, to be filled by
+    /// replica `source`'s send, and returns its request id. With no source (no pair targets this
+    /// replica) the receive completes at once with zeros, as a collective-permute does.
     fn recv(
         &self,
         replica: usize,
         channel: i64,
         source: Option<usize>,
-        zeros: Literal,
+        shape: &Shape,
     ) -> Result<u32> {
         let mut st = self.lock()?;
         let id = Self::new_transfer(
             &mut st,
             Transfer {
                 is_send: false,
+                shape: shape.clone(),
                 channel,
                 replica,
                 peer: source.unwrap_or(replica),
-                data: source.is_none().then_some(zeros),
+                data: source.is_none().then(|| Literal::zeros(shape)),
                 done: false,
             },
         )?;
@@ -400,6 +403,14 @@ impl Channels {
                 },
             )?;
             if let Some(r) = recv_id.and_then(|id| st.transfers.get_mut(&id)) {
+                if !data.fits(&r.shape) {
+                    return Err(Error::runtime(format!(
+                        "send on channel {channel} delivers {} to a recv that expects {}",
+                        data.shape(),
+                        r.shape
+                    ))
+                    .with_rule("channel.same_shape"));
+                }
                 r.data = Some(data.clone());
             }
         }
@@ -407,6 +418,7 @@ impl Channels {
             &mut st,
             Transfer {
                 is_send: true,
+                shape: data.shape(),
                 channel,
                 replica,
                 peer: target.unwrap_or(replica),
@@ -652,12 +664,7 @@ fn channel_op(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Li
                 Some([d, _, _]) => d,
                 _ => return Err(Error::internal("recv shape")),
             };
-            let id = chans.recv(
-                replica,
-                channel,
-                present(peer(false))?,
-                Literal::zeros(data_shape),
-            )?;
+            let id = chans.recv(replica, channel, present(peer(false))?, data_shape)?;
             // The buffer's contents are undefined until recv-done; xla-spec shows zeros.
             Ok(context(Literal::zeros(data_shape), id))
         }
