@@ -10,12 +10,13 @@
 //! operands therefore never reorder anything; they document the order the text already has.
 //!
 //! Channels (send/recv) follow the model the book's Send page states: within one replica the
-//! `send` and the `recv` with the same `channel_id` talk to each other, FIFO. A recv posts a
-//! receive buffer; a send delivers into the oldest posted buffer of its channel (Recv happens
-//! before Send); recv-done takes the delivered data (Send happens before RecvDone). One
-//! replica's schedule is sequential, so an operation whose precondition is not met when it runs
-//! can never be satisfied later: that is the deadlock the seed warns about, reported at once as
-//! an error instead of hanging.
+//! `send` and the `recv` with the same `channel_id` talk to each other, FIFO; with the frontend
+//! attribute `_xla_send_recv_source_target_pairs` a send goes to another replica's recv
+//! instead. A recv posts a receive buffer; a send delivers into the oldest buffer its target
+//! posted on the channel (Recv happens before Send); recv-done takes the delivered data (Send
+//! happens before RecvDone). A wait that only this replica could end can never end (its
+//! schedule is sequential), so it is reported at once as a deadlock; a wait on a peer replica
+//! ends with the same error after `RunOptions::rendezvous_timeout`. Nothing hangs.
 
 use super::Evaluator;
 use crate::error::{Error, Result};
