@@ -840,6 +840,39 @@ mod tests {
     }
 
     #[test]
+    fn the_budget_counts_each_loop_execution() {
+        // An outer loop of 3 iterations runs an inner loop of 4 each time: 12 increments. The
+        // budget applies to each execution of a while, so 4 suffices and 3 does not.
+        let counter = |n: usize, st: &str, name: &str| {
+            let ops = vec!["u"; n + 1].join(", ");
+            let mut br = vec!["yes"; n];
+            br.push("no");
+            format!(
+                "{name} {{\n s = {st} parameter(0)\n i = s32[] get-tuple-element(s), index=0\n u = () tuple()\n ROOT c = pred[] conditional(i, {ops}), branch_computations={{{}}}\n}}\n",
+                br.join(", ")
+            )
+        };
+        let t = format!(
+            "HloModule m\nyes {{\n u = () parameter(0)\n ROOT t = pred[] constant(true)\n}}\nno {{\n u = () parameter(0)\n ROOT f = pred[] constant(false)\n}}\n{}{}\
+             ibody {{\n s = (s32[], s32[]) parameter(0)\n i = s32[] get-tuple-element(s), index=0\n a = s32[] get-tuple-element(s), index=1\n one = s32[] constant(1)\n i1 = s32[] add(i, one)\n a1 = s32[] add(a, one)\n ROOT t = (s32[], s32[]) tuple(i1, a1)\n}}\n\
+             obody {{\n s = (s32[], s32[]) parameter(0)\n i = s32[] get-tuple-element(s), index=0\n a = s32[] get-tuple-element(s), index=1\n z = s32[] constant(0)\n init = (s32[], s32[]) tuple(z, a)\n w = (s32[], s32[]) while(init), condition=icond, body=ibody\n a1 = s32[] get-tuple-element(w), index=1\n one = s32[] constant(1)\n i1 = s32[] add(i, one)\n ROOT t = (s32[], s32[]) tuple(i1, a1)\n}}\n\
+             ENTRY e {{\n p = (s32[], s32[]) parameter(0)\n ROOT w = (s32[], s32[]) while(p), condition=ocond, body=obody\n}}\n",
+            counter(4, "(s32[], s32[])", "icond"),
+            counter(3, "(s32[], s32[])", "ocond"),
+        );
+        let arg = ["(s32[] 0, s32[] 0)"];
+        let budget = |b| RunOptions {
+            max_while_iterations: b,
+            ..RunOptions::default()
+        };
+        assert_eq!(
+            run_text(&t, &arg, &budget(4)).unwrap().to_string(),
+            "(s32[] 3, s32[] 12)"
+        );
+        assert_eq!(err_rule(&t, &arg, &budget(3)), "while.iteration_budget");
+    }
+
+    #[test]
     fn conditional_forms() {
         let t = "HloModule m\nneg {\n x = f32[2] parameter(0)\n m = f32[2] constant({-1, -1})\n ROOT y = f32[2] multiply(x, m)\n}\nident {\n ROOT x = f32[2] parameter(0)\n}\ndbl {\n x = f32[2] parameter(0)\n ROOT y = f32[2] add(x, x)\n}\nENTRY e {\n i = s32[] parameter(0)\n x = f32[2] parameter(1)\n ROOT c = f32[2] conditional(i, x, x, x), branch_computations={neg, ident, dbl}\n}\n";
         for (i, want) in [
