@@ -185,6 +185,8 @@ pub fn run_replicated(
                         // Wake peers waiting for this replica so they fail fast instead of timing out.
                         shared.collectives.abort();
                     }
+                    // Peers still waiting for this replica at a collective can never be joined.
+                    shared.collectives.finish(r);
                     out
                 })
             })
