@@ -95,7 +95,7 @@ fn groups_text(g: &[Vec<usize>]) -> String {
 
 fn setup(r: &mut Rng) -> (usize, usize, Vec<Vec<usize>>) {
     let n = 1 + r.below(4);
-    let divisors: Vec<usize> = (1..=n).filter(|d| n % d == 0).collect();
+    let divisors: Vec<usize> = (1..=n).filter(|d| n.is_multiple_of(*d)).collect();
     let size = divisors[r.below(divisors.len())];
     let g = groups(r, n, size);
     (n, size, g)
