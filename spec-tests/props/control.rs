@@ -26,6 +26,7 @@ pub fn trials() -> Vec<Trial> {
         ),
         trial("infeed_outfeed_keep_order", infeed_outfeed_keep_order),
         trial("iteration_budget_is_exact", iteration_budget_is_exact),
+        trial("channel_pairs_route_values", channel_pairs_route_values),
     ]
 }
 
@@ -219,6 +220,50 @@ fn iteration_budget_is_exact(runner: &mut TestRunner) -> Result<(), String> {
                     prop_assert!(n as u64 > b);
                     prop_assert_eq!(e.rule.as_deref(), Some("while.iteration_budget"));
                 }
+            }
+            Ok(())
+        })
+        .map_err(|e| e.to_string())
+}
+
+/// Replicas exchanging through one channel with random source-target pairs: every target
+/// receives its source's value, every other replica zeros.
+fn channel_pairs_route_values(runner: &mut TestRunner) -> Result<(), String> {
+    let case = (2usize..5).prop_flat_map(|n| {
+        (
+            Just(n),
+            Just((0..n).collect::<Vec<usize>>()).prop_shuffle(),
+            proptest::collection::vec(any::<bool>(), n),
+            proptest::collection::vec(-1000i32..1000, n),
+        )
+    });
+    runner
+        .run(&case, |(n, perm, keep, vals)| {
+            // Source r sends to perm[r] when keep[r]: sources and targets are each unique.
+            let pairs: Vec<(usize, usize)> = (0..n).filter(|&r| keep[r]).map(|r| (r, perm[r])).collect();
+            let list = pairs
+                .iter()
+                .map(|(s, t)| format!("{{{s},{t}}}"))
+                .collect::<Vec<_>>()
+                .join(",");
+            let fa = format!("frontend_attributes={{_xla_send_recv_source_target_pairs=\"{{{list}}}\"}}");
+            let text = format!(
+                "HloModule m, replica_count={n}\n\nENTRY main {{\n  x = s32[] parameter(0)\n  t = token[] after-all()\n  \
+                 r = (s32[], u32[], token[]) recv(t), channel_id=1, {fa}\n  \
+                 s = (s32[], u32[], token[]) send(x, t), channel_id=1, {fa}\n  \
+                 rd = (s32[], token[]) recv-done(r), channel_id=1\n  sd = token[] send-done(s), channel_id=1\n  \
+                 ROOT v = s32[] get-tuple-element(rd), index=0\n}}\n"
+            );
+            let m = parse_and_verify(&text).map_err(|e| fail(format!("{e}\n{text}")))?;
+            let args = vals.iter().map(|&v| vec![Literal::scalar(v)]).collect();
+            let outs = xla_spec::eval::run_replicated(&m, args, &RunOptions::default())
+                .map_err(|e| fail(format!("{e}\n{text}")))?;
+            for (r, out) in outs.iter().enumerate() {
+                let want = pairs
+                    .iter()
+                    .find(|&&(_, t)| t == r)
+                    .map_or(0, |&(s, _)| vals[s]);
+                prop_assert_eq!(out.result.scalar_value(), Some(Scalar::S32(want)), "replica {}", r);
             }
             Ok(())
         })

@@ -10,12 +10,13 @@
 //! operands therefore never reorder anything; they document the order the text already has.
 //!
 //! Channels (send/recv) follow the model the book's Send page states: within one replica the
-//! `send` and the `recv` with the same `channel_id` talk to each other, FIFO. A recv posts a
-//! receive buffer; a send delivers into the oldest posted buffer of its channel (Recv happens
-//! before Send); recv-done takes the delivered data (Send happens before RecvDone). One
-//! replica's schedule is sequential, so an operation whose precondition is not met when it runs
-//! can never be satisfied later: that is the deadlock the seed warns about, reported at once as
-//! an error instead of hanging.
+//! `send` and the `recv` with the same `channel_id` talk to each other, FIFO; with the frontend
+//! attribute `_xla_send_recv_source_target_pairs` a send goes to another replica's recv
+//! instead. A recv posts a receive buffer; a send delivers into the oldest buffer its target
+//! posted on the channel (Recv happens before Send); recv-done takes the delivered data (Send
+//! happens before RecvDone). A wait that only this replica could end can never end (its
+//! schedule is sequential), so it is reported at once as a deadlock; a wait on a peer replica
+//! ends with the same error after `RunOptions::rendezvous_timeout`. Nothing hangs.
 
 use super::Evaluator;
 use crate::error::{Error, Result};
@@ -112,7 +113,14 @@ fn myfunc(out: &mut [CustomCallBuffer], ins: &[CustomCallBuffer]) -> Result<()> 
     for i in 0..3i64 {
         for j in 0..3i64 {
             let r = (i + 1) % 2;
-            vals.push(([i, j], xd[x.offset(&[r])] + yd[y.offset(&[r, j])]));
+            let (a, b) = (xd.get(x.offset(&[r])), yd.get(y.offset(&[r, j])));
+            let (Some(a), Some(b)) = (a, b) else {
+                return Err(contract(
+                    "myfunc",
+                    "an input buffer is shorter than its layout",
+                ));
+            };
+            vals.push(([i, j], a + b));
         }
     }
     let offsets: Vec<usize> = vals.iter().map(|(ix, _)| z.offset(ix)).collect();
@@ -189,11 +197,6 @@ pub fn operand_layouts(inst: &Instruction) -> Result<Option<Vec<Shape>>> {
         .map(Some)
 }
 
-/// Number of shapes in `operand_layout_constraints`, for the verifier.
-pub fn layout_constraint_count(inst: &Instruction) -> Result<Option<usize>> {
-    Ok(operand_layouts(inst)?.map(|v| v.len()))
-}
-
 /// The `{source, target}` replica pairs of a send or recv, from the frontend attribute
 /// `_xla_send_recv_source_target_pairs="{{0,1},{1,0}}"` XLA uses for send/recv between
 /// replicas; `None` when the attribute is absent (the channel stays within each replica).
@@ -259,6 +262,8 @@ struct ChannelState {
 
 struct Transfer {
     is_send: bool,
+    /// For a recv: the declared shape of the data it receives.
+    shape: Shape,
     channel: i64,
     replica: usize,
     /// For a recv: the replica whose send delivers into it.
@@ -337,25 +342,26 @@ impl Channels {
         }
     }
 
-    /// `recv`: posts a receive buffer on `channel`, to be filled by replica `source`'s send, and
-    /// returns its request id. With no source (no pair targets this replica) the receive
-    /// completes at once with `zeros`, as a collective-permute does.
+    /// `recv`: posts a receive buffer for a value of `shape` on `channel`, to be filled by
+    /// replica `source`'s send, and returns its request id. With no source (no pair targets this
+    /// replica) the receive completes at once with zeros, as a collective-permute does.
     fn recv(
         &self,
         replica: usize,
         channel: i64,
         source: Option<usize>,
-        zeros: Literal,
+        shape: &Shape,
     ) -> Result<u32> {
         let mut st = self.lock()?;
         let id = Self::new_transfer(
             &mut st,
             Transfer {
                 is_send: false,
+                shape: shape.clone(),
                 channel,
                 replica,
                 peer: source.unwrap_or(replica),
-                data: source.is_none().then_some(zeros),
+                data: source.is_none().then(|| Literal::zeros(shape)),
                 done: false,
             },
         )?;
@@ -398,6 +404,14 @@ impl Channels {
                 },
             )?;
             if let Some(r) = recv_id.and_then(|id| st.transfers.get_mut(&id)) {
+                if !data.fits(&r.shape) {
+                    return Err(Error::runtime(format!(
+                        "send on channel {channel} delivers {} to a recv that expects {}",
+                        data.shape(),
+                        r.shape
+                    ))
+                    .with_rule("channel.same_shape"));
+                }
                 r.data = Some(data.clone());
             }
         }
@@ -405,6 +419,7 @@ impl Channels {
             &mut st,
             Transfer {
                 is_send: true,
+                shape: data.shape(),
                 channel,
                 replica,
                 peer: target.unwrap_or(replica),
@@ -527,10 +542,14 @@ pub fn eval(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Lite
                         .comps("branch_computations")
                         .ok_or_else(|| Error::internal("conditional without branches"))?;
                     // An index outside 0..N picks the last branch, as the seed specifies.
+                    let last = bs
+                        .len()
+                        .checked_sub(1)
+                        .ok_or_else(|| Error::internal("conditional without branches"))?;
                     let k = usize::try_from(i)
                         .ok()
-                        .filter(|&k| k < bs.len())
-                        .unwrap_or(bs.len() - 1);
+                        .filter(|&k| k <= last)
+                        .unwrap_or(last);
                     (bs[k], k + 1)
                 }
                 _ => return Err(Error::internal("conditional selector type")),
@@ -618,6 +637,17 @@ fn channel_op(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Li
             }),
         }
     };
+    // A peer outside this run (a module declaring more replicas than the run has) could never
+    // answer: fail now rather than after the timeout.
+    let present = |p: Option<usize>| -> Result<Option<usize>> {
+        match p {
+            Some(r) if r >= ev.ctx.shared.num_replicas => Err(deadlock(format!(
+                "`{}` on channel {channel} pairs with replica {r}, but this run has {} replica(s)",
+                inst.opcode, ev.ctx.shared.num_replicas
+            ))),
+            p => Ok(p),
+        }
+    };
     let context =
         |data: Literal, id: u32| Literal::Tuple(vec![data, Literal::scalar(id), Literal::Token]);
     let request_id = || -> Result<u32> {
@@ -635,7 +665,7 @@ fn channel_op(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Li
                 Some([d, _, _]) => d,
                 _ => return Err(Error::internal("recv shape")),
             };
-            let id = chans.recv(replica, channel, peer(false), Literal::zeros(data_shape))?;
+            let id = chans.recv(replica, channel, present(peer(false))?, data_shape)?;
             // The buffer's contents are undefined until recv-done; xla-spec shows zeros.
             Ok(context(Literal::zeros(data_shape), id))
         }
@@ -643,7 +673,7 @@ fn channel_op(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Li
             let data = ops
                 .first()
                 .ok_or_else(|| Error::internal("send without data"))?;
-            let id = chans.send(replica, channel, peer(true), data, &wait)?;
+            let id = chans.send(replica, channel, present(peer(true))?, data, &wait)?;
             Ok(context((*data).clone(), id))
         }
         Opcode::SendDone => {
@@ -762,23 +792,8 @@ mod tests {
     use crate::hlo::{parse_and_verify, parse_literal};
     use crate::literal::Literal;
 
-    /// Parses literal text. Rank-1 values get an explicit `{0}` layout first, which the parser
-    /// needs until it tells a layout from a value by adjacency, and the layout is dropped again.
     fn lit(s: &str) -> Literal {
-        fn strip(l: Literal) -> Literal {
-            match l {
-                Literal::Array(mut a) => {
-                    a.shape.layout = None;
-                    Literal::Array(a)
-                }
-                Literal::Tuple(t) => Literal::Tuple(t.into_iter().map(strip).collect()),
-                Literal::Token => Literal::Token,
-            }
-        }
-        let s = s
-            .replace("f32[2] {", "f32[2]{0} {")
-            .replace("f32[3] {", "f32[3]{0} {");
-        strip(parse_literal(&s).unwrap())
+        parse_literal(s).unwrap()
     }
 
     fn run_text(text: &str, args: &[&str], opts: &RunOptions) -> crate::error::Result<Literal> {
@@ -822,6 +837,39 @@ mod tests {
             ..RunOptions::default()
         };
         assert_eq!(err_rule(t, &["s32[] 0"], &opts), "while.iteration_budget");
+    }
+
+    #[test]
+    fn the_budget_counts_each_loop_execution() {
+        // An outer loop of 3 iterations runs an inner loop of 4 each time: 12 increments. The
+        // budget applies to each execution of a while, so 4 suffices and 3 does not.
+        let counter = |n: usize, st: &str, name: &str| {
+            let ops = vec!["u"; n + 1].join(", ");
+            let mut br = vec!["yes"; n];
+            br.push("no");
+            format!(
+                "{name} {{\n s = {st} parameter(0)\n i = s32[] get-tuple-element(s), index=0\n u = () tuple()\n ROOT c = pred[] conditional(i, {ops}), branch_computations={{{}}}\n}}\n",
+                br.join(", ")
+            )
+        };
+        let t = format!(
+            "HloModule m\nyes {{\n u = () parameter(0)\n ROOT t = pred[] constant(true)\n}}\nno {{\n u = () parameter(0)\n ROOT f = pred[] constant(false)\n}}\n{}{}\
+             ibody {{\n s = (s32[], s32[]) parameter(0)\n i = s32[] get-tuple-element(s), index=0\n a = s32[] get-tuple-element(s), index=1\n one = s32[] constant(1)\n i1 = s32[] add(i, one)\n a1 = s32[] add(a, one)\n ROOT t = (s32[], s32[]) tuple(i1, a1)\n}}\n\
+             obody {{\n s = (s32[], s32[]) parameter(0)\n i = s32[] get-tuple-element(s), index=0\n a = s32[] get-tuple-element(s), index=1\n z = s32[] constant(0)\n init = (s32[], s32[]) tuple(z, a)\n w = (s32[], s32[]) while(init), condition=icond, body=ibody\n a1 = s32[] get-tuple-element(w), index=1\n one = s32[] constant(1)\n i1 = s32[] add(i, one)\n ROOT t = (s32[], s32[]) tuple(i1, a1)\n}}\n\
+             ENTRY e {{\n p = (s32[], s32[]) parameter(0)\n ROOT w = (s32[], s32[]) while(p), condition=ocond, body=obody\n}}\n",
+            counter(4, "(s32[], s32[])", "icond"),
+            counter(3, "(s32[], s32[])", "ocond"),
+        );
+        let arg = ["(s32[] 0, s32[] 0)"];
+        let budget = |b| RunOptions {
+            max_while_iterations: b,
+            ..RunOptions::default()
+        };
+        assert_eq!(
+            run_text(&t, &arg, &budget(4)).unwrap().to_string(),
+            "(s32[] 3, s32[] 12)"
+        );
+        assert_eq!(err_rule(&t, &arg, &budget(3)), "while.iteration_budget");
     }
 
     #[test]
@@ -906,6 +954,64 @@ mod tests {
     }
 
     #[test]
+    fn custom_call_tuple_results_and_output_layouts() {
+        // Two outputs: the buffer of a column-major operand, and myfunc's result laid out
+        // column-major; tuple operands are flattened into their arrays.
+        let mut reg = super::CustomCallRegistry::with_builtins();
+        reg.register(
+            "split",
+            std::sync::Arc::new(
+                |out: &mut [super::CustomCallBuffer], ins: &[super::CustomCallBuffer]| {
+                    if out.len() != 2 || ins.len() != 2 {
+                        return Err(crate::error::Error::runtime("split takes 2 and gives 2"));
+                    }
+                    out[0].data = ins[1].data.clone();
+                    out[1].data = ins[0].data.clone();
+                    Ok(())
+                },
+            ),
+        );
+        let opts = RunOptions {
+            custom_calls: std::sync::Arc::new(reg),
+            ..RunOptions::default()
+        };
+        let t = "HloModule m\nENTRY e {\n x = f32[2] parameter(0)\n y = s32[] parameter(1)\n p = (f32[2], s32[]) tuple(x, y)\n t = token[] after-all()\n ROOT z = (s32[], f32[2]) custom-call(p, t), custom_call_target=\"split\"\n}\n";
+        assert_eq!(
+            run_text(t, &["f32[2] {1, 2}", "s32[] 9"], &opts)
+                .unwrap()
+                .to_string(),
+            "(s32[] 9, f32[2] {1, 2})"
+        );
+        // A column-major declared result: myfunc writes through the layout, so the values are
+        // the same and the value carries the declared layout.
+        let t = "HloModule m\nENTRY e {\n x = f32[2] parameter(0)\n y = f32[2,3] parameter(1)\n ROOT z = f32[3,3]{0,1} custom-call(x, y), custom_call_target=\"myfunc\"\n}\n";
+        assert_eq!(
+            ok(
+                t,
+                &["f32[2] {1, 2}", "f32[2,3] {{10, 20, 30}, {40, 50, 60}}"]
+            ),
+            "f32[3,3]{0,1} {{42, 52, 62}, {11, 21, 31}, {42, 52, 62}}"
+        );
+        // A target that breaks the buffer contract is reported, not trusted.
+        let mut reg = super::CustomCallRegistry::with_builtins();
+        reg.register(
+            "shrink",
+            std::sync::Arc::new(
+                |out: &mut [super::CustomCallBuffer], _: &[super::CustomCallBuffer]| {
+                    out[0].data = super::ArrayData::F32(vec![1.0]);
+                    Ok(())
+                },
+            ),
+        );
+        let opts = RunOptions {
+            custom_calls: std::sync::Arc::new(reg),
+            ..RunOptions::default()
+        };
+        let t = "HloModule m\nENTRY e {\n ROOT z = f32[2] custom-call(), custom_call_target=\"shrink\"\n}\n";
+        assert_eq!(err_rule(t, &[], &opts), "custom-call.target_contract");
+    }
+
+    #[test]
     fn infeed_and_outfeed_in_token_order() {
         let t = "HloModule m\nENTRY e {\n t0 = token[] after-all()\n a = (f32[2], token[]) infeed(t0)\n t1 = token[] get-tuple-element(a), index=1\n e0 = ((), token[]) infeed(t1)\n t2 = token[] get-tuple-element(e0), index=1\n b = (s32[], token[]) infeed(t2)\n t3 = token[] get-tuple-element(b), index=1\n bv = s32[] get-tuple-element(b), index=0\n o1 = token[] outfeed(bv, t3), outfeed_shape=s32[]\n av = f32[2] get-tuple-element(a), index=0\n o2 = token[] outfeed(av, o1)\n ROOT r = f32[2] add(av, av)\n}\n";
         let m = parse_and_verify(t).unwrap();
@@ -981,6 +1087,17 @@ mod tests {
             replicated(&t, args, &RunOptions::default()).unwrap(),
             ["f32[] 20", "f32[] 10"]
         );
+    }
+
+    #[test]
+    fn a_peer_outside_the_run_fails_at_once() {
+        let t = format!(
+            "HloModule m, replica_count=2\nENTRY e {{\n x = f32[] parameter(0)\n t = token[] after-all()\n r = (f32[], u32[], token[]) recv(t), channel_id=1, {PAIRS}\n s = (f32[], u32[], token[]) send(x, t), channel_id=1, {PAIRS}\n rd = (f32[], token[]) recv-done(r), channel_id=1\n ROOT v = f32[] get-tuple-element(rd), index=0\n}}\n"
+        );
+        let start = std::time::Instant::now();
+        let e = replicated(&t, vec![vec![lit("f32[] 1")]], &RunOptions::default()).unwrap_err();
+        assert_eq!(e.rule.as_deref(), Some("channel.deadlock"), "{e}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

@@ -65,36 +65,26 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
         CollectivePermute => {
             ctx.arity(1)?;
             let a = ctx.array(0)?;
-            let pairs = ctx.attrs().int_lists("source_target_pairs").unwrap_or(&[]);
-            let n = ctx.replica_count;
-            let (mut sources, mut targets) = (vec![false; n as usize], vec![false; n as usize]);
-            for p in pairs {
+            let lists = ctx.attrs().int_lists("source_target_pairs").unwrap_or(&[]);
+            let mut pairs = vec![];
+            for p in lists {
                 let &[s, t] = p.as_slice() else {
                     invalid!(
                         "collective-permute.pairs",
                         "each source_target_pairs entry is {{source,target}}, got {p:?}"
                     )
                 };
-                for id in [s, t] {
-                    ensure!(
-                        (0..n).contains(&id),
-                        "collective-permute.pairs",
-                        "replica {id} in source_target_pairs is out of range for replica_count={n}"
-                    );
-                }
-                ensure!(
-                    !sources[s as usize],
-                    "collective-permute.unique_source",
-                    "replica {s} is a source twice in source_target_pairs"
-                );
-                ensure!(
-                    !targets[t as usize],
-                    "collective-permute.unique_target",
-                    "replica {t} is a target twice in source_target_pairs"
-                );
-                sources[s as usize] = true;
-                targets[t as usize] = true;
+                pairs.push((s, t));
             }
+            check_source_target_pairs(
+                &pairs,
+                ctx.replica_count,
+                [
+                    "collective-permute.pairs",
+                    "collective-permute.unique_source",
+                    "collective-permute.unique_target",
+                ],
+            )?;
             Ok(Shape::Array(plain(a)))
         }
         CollectiveBroadcast => {
@@ -107,6 +97,38 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
             "xla-spec cannot verify `{op}` as a collective"
         ),
     }
+}
+
+/// Checks `{source, target}` replica pairs: ids in `0..n` (`rules[0]`), no replica the source of
+/// two pairs (`rules[1]`) nor the target of two (`rules[2]`). Shared with send/recv's pairs.
+pub(super) fn check_source_target_pairs(
+    pairs: &[(i64, i64)],
+    n: i64,
+    rules: [&str; 3],
+) -> Result<()> {
+    let (mut sources, mut targets) = (vec![false; n as usize], vec![false; n as usize]);
+    for &(s, t) in pairs {
+        for id in [s, t] {
+            ensure!(
+                (0..n).contains(&id),
+                rules[0],
+                "replica {id} in the pair {{{s},{t}}} is out of range for replica_count={n}"
+            );
+        }
+        ensure!(
+            !sources[s as usize],
+            rules[1],
+            "replica {s} is the source of two pairs"
+        );
+        ensure!(
+            !targets[t as usize],
+            rules[2],
+            "replica {t} is the target of two pairs"
+        );
+        sources[s as usize] = true;
+        targets[t as usize] = true;
+    }
+    Ok(())
 }
 
 /// An array shape with its type and dimensions only (layouts are the declared shape's business).

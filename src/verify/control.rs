@@ -52,13 +52,21 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
         }
         CustomCall => {
             let d = ctx.declared_required()?;
-            if let Some(n) = crate::eval::control::layout_constraint_count(ctx.inst)? {
+            if let Some(shapes) = crate::eval::control::operand_layouts(ctx.inst)? {
                 ensure!(
-                    n == ctx.operands.len(),
+                    shapes.len() == ctx.operands.len(),
                     "custom-call.operand_layouts",
-                    "operand_layout_constraints lists {n} shape(s) for {} operand(s)",
+                    "operand_layout_constraints lists {} shape(s) for {} operand(s)",
+                    shapes.len(),
                     ctx.operands.len()
                 );
+                for (i, (s, o)) in shapes.iter().zip(&ctx.operands).enumerate() {
+                    ensure!(
+                        s.compatible(o),
+                        "custom-call.operand_layouts",
+                        "operand_layout_constraints gives {s} for operand {i}, which is {o}"
+                    );
+                }
             }
             Ok(d.clone())
         }
@@ -144,23 +152,8 @@ fn check_pairs(ctx: &Ctx) -> Result<()> {
     let Some(pairs) = crate::eval::control::source_target_pairs(ctx.inst)? else {
         return Ok(());
     };
-    let n = ctx.replica_count;
-    let (mut sources, mut targets) = (vec![false; n as usize], vec![false; n as usize]);
-    for &(s, t) in &pairs {
-        ensure!(
-            (0..n).contains(&s) && (0..n).contains(&t),
-            "channel.source_target_pairs",
-            "pair {{{s},{t}}} names a replica outside 0..{n}"
-        );
-        ensure!(
-            !sources[s as usize] && !targets[t as usize],
-            "channel.source_target_pairs",
-            "each replica may be the source of one pair and the target of one pair; {{{s},{t}}} repeats one"
-        );
-        sources[s as usize] = true;
-        targets[t as usize] = true;
-    }
-    Ok(())
+    const RULE: &str = "channel.source_target_pairs";
+    super::collective::check_source_target_pairs(&pairs, ctx.replica_count, [RULE; 3])
 }
 
 fn token_operand(ctx: &Ctx, i: usize) -> Result<()> {
@@ -326,4 +319,61 @@ fn list(v: &[Shape]) -> String {
         .map(|s| s.to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every rule label the control, numerics and collective verifiers and the control evaluator
+    /// report is defined once in the book (`r[label]`), so an error always leads to its rule.
+    #[test]
+    fn every_label_is_defined_in_the_book() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut defined = vec![];
+        let mut dirs = vec![std::path::PathBuf::from(format!("{root}/book/src"))];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "md") {
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    for line in text.lines() {
+                        if let Some(l) = line.strip_prefix("r[").and_then(|l| l.strip_suffix(']')) {
+                            defined.push(l.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        let mut sorted = defined.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), defined.len(), "a label is defined twice");
+        // Labels owned by the foundation (hlo.*, shape.*) and the collectives' abort echo.
+        let foreign =
+            |l: &str| l.starts_with("hlo.") || l.starts_with("shape.") || l == "collective.aborted";
+        for f in [
+            "src/verify/control.rs",
+            "src/verify/numerics.rs",
+            "src/verify/collective.rs",
+            "src/eval/control.rs",
+        ] {
+            let src = std::fs::read_to_string(format!("{root}/{f}")).unwrap();
+            let code = src.split("#[cfg(test)]").next().unwrap_or("");
+            for piece in code.split('"').skip(1).step_by(2) {
+                let is_label = piece.split_once('.').is_some_and(|(a, b)| {
+                    !a.is_empty()
+                        && !b.is_empty()
+                        && a.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+                        && b.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                });
+                if is_label && !foreign(piece) {
+                    assert!(
+                        defined.iter().any(|d| d == piece),
+                        "{f}: `{piece}` has no r[...] in the book"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -277,13 +277,13 @@ fn rng(ctx: &Ctx) -> Result<Shape> {
     }
     use ElementType::*;
     match ctx.attrs().enum_value("distribution") {
-        Some("rng_uniform") => ensure!(
+        Some(d) if d.eq_ignore_ascii_case("rng_uniform") => ensure!(
             matches!(out.ty, S32 | S64 | U32 | U64 | F16 | BF16 | F32 | F64),
             "rng.uniform_type",
             "rng_uniform is defined on s32, s64, u32, u64 and the float types, not {}",
             out.ty
         ),
-        Some("rng_normal") => ensure!(
+        Some(d) if d.eq_ignore_ascii_case("rng_normal") => ensure!(
             out.ty.is_float(),
             "rng.normal_type",
             "rng_normal is defined on the float types, not {}",
