@@ -1,3 +1,4 @@
+#![allow(clippy::type_complexity)]
 //! Property tests of the element-wise family, named `prop::elementwise::<name>`.
 //!
 //! - **Algebraic laws**: commutativity of the exact binary ops (max/min up to the sign of zero,
