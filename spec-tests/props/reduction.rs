@@ -183,11 +183,14 @@ fn base_positions(n: usize, w: &Wd) -> Vec<Option<usize>> {
     for i in 0..n {
         v[i * w.4] = Some(i);
     }
+    // Pad both ends first, then crop: a negative pad on one side may eat into the other
+    // side's padding when the base is shorter than the crop (an empty base, say).
     let mut out = vec![None; w.2.max(0) as usize];
-    out.extend(v.into_iter().skip((-w.2).max(0) as usize));
+    out.extend(v);
     out.extend(std::iter::repeat_n(None, w.3.max(0) as usize));
     let cut = (-w.3).max(0) as usize;
     out.truncate(out.len().saturating_sub(cut));
+    out.drain(..((-w.2).max(0) as usize).min(out.len()));
     out
 }
 
