@@ -7,9 +7,8 @@
 //! - `reduce_scatter_is_all_reduce_then_slice`: each member gets its block of the group sum;
 //! - `collective_permute_moves_values`: targets get their source's value, others zeros.
 
-use libtest_mimic::{Failed, Trial};
-use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use super::seeded::{Rng, seeded_trial};
+use libtest_mimic::Trial;
 use xla_spec::eval::{RunOptions, run_replicated};
 use xla_spec::hlo::parse_and_verify;
 use xla_spec::literal::Literal;
@@ -36,38 +35,7 @@ pub fn trials() -> Vec<Trial> {
 }
 
 fn trial(name: &str, cases: u32, f: fn(u64) -> Result<(), String>) -> Trial {
-    Trial::test(format!("prop::collective::{name}"), move || {
-        let mut runner = TestRunner::new(Config {
-            cases,
-            failure_persistence: None,
-            ..Config::default()
-        });
-        runner
-            .run(&any::<u64>(), |seed| {
-                f(seed).map_err(|m| TestCaseError::fail(format!("seed {seed}: {m}")))
-            })
-            .map_err(|e| Failed::from(e.to_string()))
-    })
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn shuffle(&mut self, v: &mut [usize]) {
-        for i in (1..v.len()).rev() {
-            v.swap(i, self.below(i + 1));
-        }
-    }
+    seeded_trial("collective", name, cases, f)
 }
 
 /// `n` replicas cut into groups of `size` (which divides `n`), in a random order.

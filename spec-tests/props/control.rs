@@ -8,9 +8,10 @@
 //! so it is true exactly while `0 <= i < n` (any other index takes the last branch). That keeps
 //! the properties independent of the element-wise family.
 
-use libtest_mimic::{Failed, Trial};
+use super::seeded::runner_trial;
+use libtest_mimic::Trial;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::{TestCaseError, TestRunner};
 use xla_spec::eval::{RunOptions, run};
 use xla_spec::hlo::parse_and_verify;
 use xla_spec::literal::{Literal, Scalar};
@@ -31,14 +32,7 @@ pub fn trials() -> Vec<Trial> {
 }
 
 fn trial(name: &str, f: fn(&mut TestRunner) -> Result<(), String>) -> Trial {
-    Trial::test(format!("prop::control::{name}"), move || {
-        let mut runner = TestRunner::new(Config {
-            cases: CASES,
-            failure_persistence: None,
-            ..Config::default()
-        });
-        f(&mut runner).map_err(Failed::from)
-    })
+    runner_trial("control", name, CASES, f)
 }
 
 fn fail(e: impl std::fmt::Display) -> TestCaseError {

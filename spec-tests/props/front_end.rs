@@ -12,9 +12,8 @@
 //! The generators draw from a seeded SplitMix64 stream whose seed proptest supplies, which keeps the
 //! module generator a plain function; a failure message carries the offending text.
 
-use libtest_mimic::{Failed, Trial};
-use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use super::seeded::{Rng, seeded_trial};
+use libtest_mimic::Trial;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use xla_spec::conformance::compare;
 use xla_spec::hlo::{Module, parse_literal, parse_module, print_module};
@@ -35,53 +34,23 @@ pub fn trials() -> Vec<Trial> {
 }
 
 fn trial(name: &str, cases: u32, f: fn(u64) -> Result<(), String>) -> Trial {
-    Trial::test(format!("prop::front_end::{name}"), move || {
-        let mut runner = TestRunner::new(Config {
-            cases,
-            failure_persistence: None,
-            ..Config::default()
-        });
-        runner
-            .run(&any::<u64>(), |seed| {
-                f(seed).map_err(|m| TestCaseError::fail(format!("seed {seed}: {m}")))
-            })
-            .map_err(|e| Failed::from(e.to_string()))
-    })
+    seeded_trial("front_end", name, cases, f)
 }
 
-// ------------------------------------------------------------------------------------ random
-
-struct Rng(u64);
-
+/// Draws the generators need beyond the shared ones.
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-    fn chance(&mut self, k: usize) -> bool {
+    /// True one time in `k`.
+    fn one_in(&mut self, k: usize) -> bool {
         self.below(k) == 0
-    }
-    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
-        &v[self.below(v.len())]
     }
     fn perm(&mut self, n: usize) -> Vec<i64> {
         let mut p: Vec<i64> = (0..n as i64).collect();
-        for i in (1..n).rev() {
-            p.swap(i, self.below(i + 1));
-        }
+        self.shuffle(&mut p);
         p
     }
 }
+
+// ------------------------------------------------------------------------------------ random
 
 /// Interesting bit patterns of a float format (width, exponent bits): zeros, one, the extremes,
 /// subnormals, infinities, quiet and signalling NaNs with payloads.
@@ -103,11 +72,11 @@ fn special_float_bits(rng: &mut Rng, width: u32, exp: u32) -> u64 {
         8 => exp_mask | 1 | (rng.next() & mant_mask), // NaN with a payload
         _ => rng.next() & !sign,
     };
-    if rng.chance(2) { v | sign } else { v }
+    if rng.one_in(2) { v | sign } else { v }
 }
 
 fn float_bits(rng: &mut Rng, width: u32, exp: u32) -> u64 {
-    if rng.chance(2) {
+    if rng.one_in(2) {
         special_float_bits(rng, width, exp)
     } else {
         rng.next() & ((1u128 << width) - 1) as u64
@@ -149,7 +118,7 @@ fn random_dims(rng: &mut Rng, max_rank: usize) -> Vec<i64> {
 }
 
 fn maybe_layout(rng: &mut Rng, mut s: ArrayShape) -> ArrayShape {
-    if !s.dims.is_empty() && rng.chance(3) {
+    if !s.dims.is_empty() && rng.one_in(3) {
         s.layout = Some(Layout::new(rng.perm(s.dims.len())));
     }
     s
@@ -166,11 +135,11 @@ fn random_array(rng: &mut Rng, ty: ElementType, dims: Vec<i64>) -> Array {
 }
 
 fn random_literal(rng: &mut Rng, depth: usize) -> Literal {
-    if depth < 2 && rng.chance(5) {
+    if depth < 2 && rng.one_in(5) {
         let n = rng.below(4);
         return Literal::Tuple((0..n).map(|_| random_literal(rng, depth + 1)).collect());
     }
-    if rng.chance(20) {
+    if rng.one_in(20) {
         return Literal::Token;
     }
     let ty = *rng.pick(&ElementType::ALL);
@@ -197,7 +166,7 @@ fn random_module(rng: &mut Rng) -> String {
     for k in 0..rng.below(3) {
         let ty = *rng.pick(&ElementType::ALL);
         let mut s = ArrayShape::new(ty, random_dims(rng, 3));
-        if rng.chance(6) && !s.dims.is_empty() {
+        if rng.one_in(6) && !s.dims.is_empty() {
             // A bounded dynamic dimension.
             let d = rng.below(s.dims.len());
             s.dynamic[d] = true;
@@ -416,7 +385,7 @@ fn never_panics_on_bytes(seed: u64) -> Result<(), String> {
     let alphabet = b"{}[](),=:%<>-_.0123456789 \n\tHloModuleENTRYROOTparameteraddf32s32pred\"/*x";
     let bytes: Vec<u8> = (0..n)
         .map(|_| {
-            if rng.chance(4) {
+            if rng.one_in(4) {
                 rng.next() as u8
             } else {
                 *rng.pick(alphabet)

@@ -13,9 +13,8 @@
 //! - `scatter_add_is_one_hot_matmul`: row scatter-add equals operand + onehotᵀ · updates, with
 //!   the matmul as three loops (indices may repeat or fall outside and be skipped).
 
-use libtest_mimic::{Failed, Trial};
-use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use super::seeded::{Rng, seeded_trial};
+use libtest_mimic::Trial;
 use xla_spec::eval::{RunOptions, run};
 use xla_spec::hlo::parse_and_verify;
 use xla_spec::literal::{Array, Literal};
@@ -30,43 +29,10 @@ pub fn trials() -> Vec<Trial> {
 }
 
 fn trial(name: &str, cases: u32, f: fn(u64) -> Result<(), String>) -> Trial {
-    Trial::test(format!("prop::indexing::{name}"), move || {
-        let config = Config {
-            cases,
-            failure_persistence: None,
-            ..Config::default()
-        };
-        let mut runner = TestRunner::new(config);
-        runner
-            .run(&any::<u64>(), |seed| f(seed).map_err(TestCaseError::fail))
-            .map_err(|e| Failed::from(e.to_string()))
-    })
+    seeded_trial("indexing", name, cases, f)
 }
 
-/// SplitMix64: the cases draw their shapes and values from one proptest-chosen seed.
-struct Rng(u64);
-
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `lo..hi` (hi exclusive, hi > lo).
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo) as u64) as i64
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            let j = self.range(0, i as i64 + 1) as usize;
-            v.swap(i, j);
-        }
-    }
     /// `k` distinct sorted values from `0..n`.
     fn sorted_subset(&mut self, n: usize, k: usize) -> Vec<usize> {
         let mut all: Vec<usize> = (0..n).collect();
@@ -147,7 +113,7 @@ struct IndexLayout {
 impl IndexLayout {
     fn random(r: &mut Rng, slot_sizes: Vec<i64>, m: usize) -> IndexLayout {
         let nb = slot_sizes.len();
-        let implicit = m == 1 && r.chance(40);
+        let implicit = m == 1 && r.percent(40);
         let ivd = if implicit {
             nb
         } else {
@@ -228,7 +194,7 @@ impl Dnums {
         let mut slots: Vec<usize> = (0..nb).collect();
         r.shuffle(&mut slots);
         let mut slot_sizes: Vec<i64> = (0..nb)
-            .map(|_| if r.chance(5) { 0 } else { r.range(1, 4) })
+            .map(|_| if r.percent(5) { 0 } else { r.range(1, 4) })
             .collect();
         let pairs: Vec<(usize, usize)> = batch.iter().copied().zip(slots).collect();
         for &(o, s) in &pairs {
@@ -442,13 +408,13 @@ fn one_hot_case(seed: u64) -> Result<(), String> {
     // Rows live along operand dimension `row` (0 or 1); the other dimension is the window.
     let row = r.range(0, 2) as usize;
     let odims = if row == 0 { vec![m, d] } else { vec![d, m] };
-    let explicit = r.chance(50);
+    let explicit = r.percent(50);
     let idims = if explicit { vec![b, 1] } else { vec![b] };
     let indices: Vec<i32> = (0..b).map(|_| r.range(-1, m + 1) as i32).collect();
     let operand: Vec<f32> = (0..m * d).map(|_| r.range(-8, 9) as f32).collect();
     let updates: Vec<f32> = (0..b * d).map(|_| r.range(-8, 9) as f32).collect();
     // The combiner is either recognised as add or interpreted (it adds, then adds zero).
-    let combiner = if r.chance(50) {
+    let combiner = if r.percent(50) {
         "  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n"
     } else {
         "  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  z = f32[] constant(0)\n  s = f32[] add(x, y)\n  ROOT t = f32[] add(s, z)\n"
@@ -514,7 +480,7 @@ fn scatter_add_case(seed: u64) -> Result<(), String> {
     let n_up: i64 = udims.iter().product();
     let operand: Vec<i32> = (0..n_op as i32).map(|x| x * 1000).collect();
     let updates: Vec<i32> = (0..n_up as i32).map(|x| x + 1).collect();
-    let combiner = if r.chance(50) {
+    let combiner = if r.percent(50) {
         "  x = s32[] parameter(0)\n  y = s32[] parameter(1)\n  ROOT s = s32[] add(y, x)\n"
     } else {
         "  x = s32[] parameter(0)\n  y = s32[] parameter(1)\n  one = s32[] constant(1)\n  z = s32[] multiply(y, one)\n  ROOT s = s32[] add(x, z)\n"

@@ -11,6 +11,7 @@ mod linalg;
 mod movement;
 mod numerics;
 mod reduction;
+mod seeded;
 
 use libtest_mimic::Trial;
 

@@ -3,9 +3,10 @@
 //! out naively here (one index computation per element), or with an algebraic identity (slice then
 //! pad back, transpose twice, reshape round trips, dynamic-update-slice then dynamic-slice).
 
-use libtest_mimic::{Failed, Trial};
+use super::seeded::runner_trial;
+use libtest_mimic::Trial;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::{TestCaseError, TestRunner};
 use xla_spec::Literal;
 use xla_spec::eval::{RunOptions, run};
 use xla_spec::hlo::parse_and_verify;
@@ -32,14 +33,7 @@ pub fn trials() -> Vec<Trial> {
 }
 
 fn trial(name: &str, f: fn(&mut TestRunner) -> Result<(), String>) -> Trial {
-    Trial::test(format!("prop::movement::{name}"), move || {
-        let mut runner = TestRunner::new(Config {
-            cases: CASES,
-            failure_persistence: None,
-            ..Config::default()
-        });
-        f(&mut runner).map_err(Failed::from)
-    })
+    runner_trial("movement", name, CASES, f)
 }
 
 fn fail(e: impl std::fmt::Display) -> TestCaseError {

@@ -13,9 +13,8 @@
 //!   moment checks;
 //! - `philox_word_layout`: a u64 output is the pairs of the u32 output from the same state.
 
+use super::seeded::{Rng, seeded_trial};
 use libtest_mimic::{Failed, Trial};
-use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use xla_spec::eval::{RunOptions, run};
 use xla_spec::hlo::parse_and_verify;
 use xla_spec::literal::{Array, ArrayData, C128, Literal};
@@ -48,39 +47,7 @@ pub fn trials() -> Vec<Trial> {
 }
 
 fn trial(name: &str, cases: u32, f: fn(u64) -> Result<(), String>) -> Trial {
-    Trial::test(format!("prop::numerics::{name}"), move || {
-        let mut runner = TestRunner::new(Config {
-            cases,
-            failure_persistence: None,
-            ..Config::default()
-        });
-        runner
-            .run(&any::<u64>(), |seed| {
-                f(seed).map_err(|m| TestCaseError::fail(format!("seed {seed}: {m}")))
-            })
-            .map_err(|e| Failed::from(e.to_string()))
-    })
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn sym(&mut self) -> f64 {
-        2.0 * self.unit() - 1.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+    seeded_trial("numerics", name, cases, f)
 }
 
 fn run1(text: &str, args: Vec<Literal>) -> Result<Literal, String> {
