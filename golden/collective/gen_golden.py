@@ -214,7 +214,9 @@ def reduce_scatter():
 def all_to_all():
     cases = []
     for i, (n, groups) in enumerate(EQUAL):
-        gs = groups_of(groups, n)
+        # The array form needs explicit groups: "all replicas" is spelled out.
+        groups = groups_of(groups, n)
+        gs = groups
         size = len(gs[0])
         ty = ["s32", "f32", "u64", "f16"][i % 4]
         dim = i % 2
@@ -322,7 +324,9 @@ def invalid():
         ("reduce_scatter_3_into_4", 3, "reduce-scatter", "f32[4]", "f32[1]",
          "replica_groups={}, dimensions={0}", "reduce-scatter.divisible"),
         ("all_to_all_3_into_4", 3, "all-to-all", "f32[4]", "f32[4]",
-         "replica_groups={}, dimensions={0}", "all-to-all.divisible"),
+         "replica_groups={{0,1,2}}, dimensions={0}", "all-to-all.divisible"),
+        ("all_to_all_array_form_needs_groups", 2, "all-to-all", "f32[4]", "f32[4]",
+         "replica_groups={}, dimensions={0}", "all-to-all.explicit_groups"),
         ("collective_permute_target_out_of_range", 2, "collective-permute", "f32[4]", "f32[4]",
          "source_target_pairs={{0,2}}", "collective-permute.pairs"),
     ]

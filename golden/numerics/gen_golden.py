@@ -97,7 +97,9 @@ def bshape(x, f, v):
 
 def batch_norm():
     cases = []
-    eps = 0.001
+    # epsilon is an f32 attribute in XLA (the HLO text's 0.001 is read as the nearest f32).
+    eps_text = "0.001"
+    eps = float(np.float32(eps_text))
     layouts = [((4, 3), 1), ((2, 3, 4), 0), ((2, 2, 3, 2), 3), ((5,), 0)]
     for ty in ["f32", "f64", "bf16", "f16"]:
         for dims, f in layouts:
@@ -120,9 +122,9 @@ def batch_norm():
             tup = f"({p[0]}, {p[1]}, {p[1]})"
             cases.append({
                 "name": f"training_{name}",
-                "description": f"batch-norm-training, feature_index={f}, epsilon={eps}: {why}",
+                "description": f"batch-norm-training, feature_index={f}, epsilon={eps_text} (as f32): {why}",
                 "hlo": module(p, f"  ROOT r = {tup} batch-norm-training(p0, p1, p2), "
-                                 f"epsilon={eps}, feature_index={f}\n"),
+                                 f"epsilon={eps_text}, feature_index={f}\n"),
                 "args": [lit(ty, x), lit(ty, scale), lit(ty, offset)],
                 "expected": {"tuple": [lit(ty, y), lit(ty, mean), lit(ty, var)]},
                 "tolerance": t,
@@ -134,10 +136,10 @@ def batch_norm():
                 + bshape(x, f, offset)
             cases.append({
                 "name": f"inference_{name}",
-                "description": f"batch-norm-inference, feature_index={f}, epsilon={eps}: {why}",
+                "description": f"batch-norm-inference, feature_index={f}, epsilon={eps_text} (as f32): {why}",
                 "hlo": module(p + [p[1], p[1]],
                               f"  ROOT r = {p[0]} batch-norm-inference(p0, p1, p2, p3, p4), "
-                              f"epsilon={eps}, feature_index={f}\n"),
+                              f"epsilon={eps_text}, feature_index={f}\n"),
                 "args": [lit(ty, x), lit(ty, scale), lit(ty, offset), lit(ty, m), lit(ty, v)],
                 "expected": lit(ty, y),
                 "tolerance": t,
@@ -155,10 +157,10 @@ def batch_norm():
             gx = bs * inv / cnt * (cnt * g - bshape(x, f, sum_g) - xc * bshape(x, f, sum_gx) * inv**2)
             cases.append({
                 "name": f"grad_{name}",
-                "description": f"batch-norm-grad, feature_index={f}, epsilon={eps}: {why}",
+                "description": f"batch-norm-grad, feature_index={f}, epsilon={eps_text} (as f32): {why}",
                 "hlo": module([p[0], p[1], p[1], p[1], p[0]],
                               f"  ROOT r = {tup} batch-norm-grad(p0, p1, p2, p3, p4), "
-                              f"epsilon={eps}, feature_index={f}\n"),
+                              f"epsilon={eps_text}, feature_index={f}\n"),
                 "args": [lit(ty, x), lit(ty, scale), lit(ty, m), lit(ty, v), lit(ty, g)],
                 "expected": {"tuple": [lit(ty, gx), lit(ty, grad_scale), lit(ty, grad_offset)]},
                 "tolerance": tol(ty, 4 * max(1, cnt) ** 0.5),
