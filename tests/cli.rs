@@ -250,3 +250,31 @@ fn conform_against_the_example_backend() {
         "{stdout}"
     );
 }
+
+#[test]
+fn replicas_meet_at_collectives() {
+    const SUM: &str = "HloModule m, replica_count=3\nadd {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT c = s32[] add(a, b)\n}\nENTRY e {\n  p = s32[2] parameter(0)\n  ROOT r = s32[2] all-reduce(p), replica_groups={}, to_apply=add\n}\n";
+    let out = run(
+        SUM,
+        &[
+            "--replicas",
+            "3",
+            "s32[2] {1, 2}",
+            "s32[2] {10, 20}",
+            "s32[2] {100, 200}",
+        ],
+    );
+    check(&out, 0, "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "replica 0: s32[2] {111, 222}\nreplica 1: s32[2] {111, 222}\nreplica 2: s32[2] {111, 222}\n"
+    );
+    // A replica id as data: each replica reports its own number.
+    const ID: &str = "HloModule m, replica_count=2\nENTRY e {\n  ROOT r = u32[] replica-id()\n}\n";
+    let out = run(ID, &["--replicas", "2"]);
+    check(&out, 0, "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "replica 0: u32[] 0\nreplica 1: u32[] 1\n"
+    );
+}

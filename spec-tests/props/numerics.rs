@@ -11,7 +11,9 @@
 //!   training's output;
 //! - `rng_uniform_ks` / `rng_normal_moments`: large samples pass a Kolmogorov–Smirnov test and
 //!   moment checks;
-//! - `philox_word_layout`: a u64 output is the pairs of the u32 output from the same state.
+//! - `philox_word_layout`: a u64 output is the pairs of the u32 output from the same state;
+//! - `blocked_cholesky_equals_unblocked` / `blocked_solve_equals_unblocked`: the blocked forms over
+//!   the GEMM (`kernels::factor`) agree with their unblocked twins within a backward-error bound.
 
 use super::seeded::{Rng, seeded_trial};
 use libtest_mimic::{Failed, Trial};
@@ -37,6 +39,16 @@ pub fn trials() -> Vec<Trial> {
             batch_norm_inference_equals_training,
         ),
         trial("philox_word_layout", 60, philox_word_layout),
+        trial(
+            "blocked_cholesky_equals_unblocked",
+            40,
+            blocked_cholesky_equals_unblocked,
+        ),
+        trial(
+            "blocked_solve_equals_unblocked",
+            40,
+            blocked_solve_equals_unblocked,
+        ),
         Trial::test("prop::numerics::rng_uniform_ks", || {
             rng_uniform_ks().map_err(Failed::from)
         }),
@@ -502,6 +514,82 @@ fn rng_normal_moments() -> Result<(), String> {
     {
         return Err(format!(
             "mean {mean}, variance {var}, skewness {skew}, kurtosis {kurt}"
+        ));
+    }
+    Ok(())
+}
+
+/// Largest absolute difference between two vectors, and the largest magnitude in the first.
+fn max_diff(a: &[f64], b: &[f64]) -> (f64, f64) {
+    let d = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max);
+    (d, a.iter().map(|x| x.abs()).fold(0.0, f64::max))
+}
+
+/// The blocked Cholesky with a random (small) block size equals the unblocked one. Both are
+/// backward stable (‖A − L·Lᵀ‖ ≤ c·n·ε·‖A‖); for these matrices (M·Mᵀ + n·I, condition number below
+/// a small constant) the factors then agree to a few n·ε relative to their largest entry.
+fn blocked_cholesky_equals_unblocked(seed: u64) -> Result<(), String> {
+    use xla_spec::eval::numerics::linalg::{cholesky_f64, cholesky_unblocked_f64};
+    let mut r = Rng(seed);
+    let n = 1 + r.below(48);
+    let nb = 1 + r.below(12);
+    let lower = r.below(2) == 0;
+    let mut a: Vec<f64> = hpd(&mut r, n, false).iter().map(|z| z.re).collect();
+    // Garbage in the triangle neither reads.
+    for i in 0..n {
+        for j in 0..n {
+            if (lower && j > i) || (!lower && j < i) {
+                a[i * n + j] = 1e6 * r.sym();
+            }
+        }
+    }
+    let want = cholesky_unblocked_f64(&a, n, lower);
+    let got = cholesky_f64(&a, n, lower, nb);
+    let (d, big) = max_diff(&got, &want);
+    let tol = 64.0 * n as f64 * f64::EPSILON * big;
+    if d > tol || got.iter().any(|x| x.is_nan()) {
+        return Err(format!(
+            "n={n} nb={nb} lower={lower}: differ by {d:e} (tolerance {tol:e})"
+        ));
+    }
+    Ok(())
+}
+
+/// The blocked triangular solve equals the unblocked substitution, for both sides and triangles;
+/// the triangle has a dominant diagonal, so its condition number is small and both solutions agree
+/// to a few m·ε relative to their largest entry.
+fn blocked_solve_equals_unblocked(seed: u64) -> Result<(), String> {
+    use xla_spec::eval::numerics::linalg::{solve_f64, solve_unblocked_f64};
+    let mut r = Rng(seed);
+    let m = 1 + r.below(40);
+    let k = 1 + r.below(9);
+    let nb = 1 + r.below(10);
+    let (lower, left) = (r.below(2) == 0, r.below(2) == 0);
+    let mut t = vec![0.0; m * m];
+    for i in 0..m {
+        for j in 0..m {
+            let inside = if lower { j <= i } else { j >= i };
+            t[i * m + j] = if i == j {
+                m as f64 + 1.0 + r.unit()
+            } else if inside {
+                r.sym()
+            } else {
+                1e6 * r.sym()
+            };
+        }
+    }
+    let b: Vec<f64> = (0..m * k).map(|_| r.sym()).collect();
+    let want = solve_unblocked_f64(&t, m, lower, &b, k, left);
+    let got = solve_f64(&t, m, lower, &b, k, left, nb);
+    let (d, big) = max_diff(&got, &want);
+    let tol = 64.0 * m as f64 * f64::EPSILON * big.max(1.0);
+    if d > tol || got.iter().any(|x| x.is_nan()) {
+        return Err(format!(
+            "m={m} k={k} nb={nb} lower={lower} left={left}: differ by {d:e} (tolerance {tol:e})"
         ));
     }
     Ok(())

@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod conv;
+pub mod factor;
 pub mod gemm;
 
 use crate::literal::{C64, C128};

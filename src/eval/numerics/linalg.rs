@@ -10,6 +10,7 @@
 use super::{from_c128, from_f64, to_c128, to_f64};
 use crate::error::{Error, Result};
 use crate::hlo::ast::Instruction;
+use crate::kernels::factor::{self, BLOCK, MIN_BLOCKED};
 use crate::literal::{Array, C128, Literal};
 use std::ops::{Add, Div, Mul, Sub};
 
@@ -117,6 +118,37 @@ fn batches(a: &Array) -> Result<(usize, usize, usize)> {
     Ok((b, m, n))
 }
 
+/// The unblocked Cholesky factor of one real n×n matrix (the naive twin of [`cholesky_f64`]).
+pub fn cholesky_unblocked_f64(a: &[f64], n: usize, lower: bool) -> Vec<f64> {
+    cholesky_one(a, n, lower)
+}
+
+/// The Cholesky factor of one real n×n matrix by the blocked algorithm with block size `nb`, with
+/// the same conventions as the unblocked one (other triangle zero, XLA's NaN rule).
+pub fn cholesky_f64(a: &[f64], n: usize, lower: bool, nb: usize) -> Vec<f64> {
+    // The named triangle, read as the lower triangle of a symmetric matrix.
+    let mut w = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            w[i * n + j] = if lower { a[i * n + j] } else { a[j * n + i] };
+        }
+    }
+    if factor::cholesky_lower_blocked(&mut w, n, nb) {
+        return vec![f64::NAN; n * n];
+    }
+    let mut out = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            if lower {
+                out[i * n + j] = w[i * n + j];
+            } else {
+                out[j * n + i] = w[i * n + j];
+            }
+        }
+    }
+    out
+}
+
 pub fn cholesky(inst: &Instruction, a: &Array) -> Result<Literal> {
     let lower = inst.attrs.bool("lower").unwrap_or(false);
     let (b, n, _) = batches(a)?;
@@ -128,8 +160,15 @@ pub fn cholesky(inst: &Instruction, a: &Array) -> Result<Literal> {
         from_c128(a.ty(), out)?
     } else {
         let v = to_f64(a)?;
+        let one = |m: &[f64]| {
+            if n >= MIN_BLOCKED {
+                cholesky_f64(m, n, lower, BLOCK)
+            } else {
+                cholesky_one(m, n, lower)
+            }
+        };
         let out: Vec<f64> = (0..b)
-            .flat_map(|k| cholesky_one(&v[k * n * n..(k + 1) * n * n], n, lower))
+            .flat_map(|k| one(&v[k * n * n..(k + 1) * n * n]))
             .collect();
         from_f64(a.ty(), out)?
     };
@@ -186,6 +225,49 @@ fn solve_one<T: Field>(t: &[T], m: usize, t_lower: bool, b: &[T], k: usize, left
     x
 }
 
+/// The unblocked solve of one system with a dense triangular `t` (the naive twin of
+/// [`solve_f64`]).
+pub fn solve_unblocked_f64(
+    t: &[f64],
+    m: usize,
+    t_lower: bool,
+    b: &[f64],
+    k: usize,
+    left: bool,
+) -> Vec<f64> {
+    solve_one(t, m, t_lower, b, k, left)
+}
+
+/// The blocked solve (block size `nb`) of `t · X = B` (`left`) or `X · t = B`.
+pub fn solve_f64(
+    t: &[f64],
+    m: usize,
+    t_lower: bool,
+    b: &[f64],
+    k: usize,
+    left: bool,
+    nb: usize,
+) -> Vec<f64> {
+    if left {
+        let mut x = b.to_vec();
+        factor::solve_left_blocked(t, m, t_lower, &mut x, k, nb);
+        x
+    } else {
+        factor::solve_right_blocked(t, m, t_lower, b, k, nb)
+    }
+}
+
+/// One system's solver: `(t, m, t_lower, b, k, left) -> x`.
+type Solver<T> = fn(&[T], usize, bool, &[T], usize, bool) -> Vec<T>;
+
+fn solve_real(t: &[f64], m: usize, t_lower: bool, b: &[f64], k: usize, left: bool) -> Vec<f64> {
+    if m >= MIN_BLOCKED {
+        solve_f64(t, m, t_lower, b, k, left, BLOCK)
+    } else {
+        solve_one(t, m, t_lower, b, k, left)
+    }
+}
+
 fn trsm<T: Field>(
     a: &[T],
     b: &[T],
@@ -193,6 +275,7 @@ fn trsm<T: Field>(
     m: usize,
     k: usize,
     opts: (bool, bool, bool, Transpose),
+    solve: Solver<T>,
 ) -> Vec<T> {
     let (left, lower, unit, tr) = opts;
     let mut out = Vec::with_capacity(b.len());
@@ -219,7 +302,7 @@ fn trsm<T: Field>(
             }
         }
         let t_lower = lower == (tr == Transpose::No);
-        out.extend(solve_one(
+        out.extend(solve(
             &t,
             m,
             t_lower,
@@ -245,9 +328,15 @@ pub fn triangular_solve(inst: &Instruction, a: &Array, b: &Array) -> Result<Lite
     let k = if left { bc } else { br };
     let opts = (left, lower, unit, tr);
     let data = if a.ty().is_complex() {
-        from_c128(b.ty(), trsm(&to_c128(a)?, &to_c128(b)?, batch, m, k, opts))?
+        from_c128(
+            b.ty(),
+            trsm(&to_c128(a)?, &to_c128(b)?, batch, m, k, opts, solve_one),
+        )?
     } else {
-        from_f64(b.ty(), trsm(&to_f64(a)?, &to_f64(b)?, batch, m, k, opts))?
+        from_f64(
+            b.ty(),
+            trsm(&to_f64(a)?, &to_f64(b)?, batch, m, k, opts, solve_real),
+        )?
     };
     Ok(Literal::Array(Array::from_data(b.shape.clone(), data)?))
 }
@@ -279,7 +368,7 @@ mod tests {
         let b = [2.0, 4.0, 11.0, 14.0];
         for &left in &[true, false] {
             for &tr in &[Transpose::No, Transpose::Yes] {
-                let x = trsm(&a, &b, 1, 2, 2, (left, true, false, tr));
+                let x = trsm(&a, &b, 1, 2, 2, (left, true, false, tr), solve_one);
                 let t: [f64; 4] = if tr == Transpose::No {
                     a
                 } else {

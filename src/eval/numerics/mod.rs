@@ -6,7 +6,7 @@
 
 mod batchnorm;
 mod fft;
-mod linalg;
+pub mod linalg;
 pub mod rng;
 
 use super::{Evaluator, array};
