@@ -120,7 +120,7 @@ pub struct WindowPlan {
     /// When the innermost dimensions are untouched by the window (size 1, stride 1, no padding
     /// or dilation), the window over the outer dimensions and the length of the contiguous run
     /// of elements the untouched dimensions span: each outer tap then reads a whole run, and one
-    /// run of results folds with a slice loop the compiler vectorises.
+    /// run of results folds with a slice loop the compiler can vectorise.
     rows: Option<(Box<WindowPlan>, usize)>,
 }
 
