@@ -358,7 +358,10 @@ fn reduce_window_fast_vs_general() -> Result<(), Failed> {
                 )
             };
             let fast = run_hlo(&module(""), std::slice::from_ref(&text))?;
-            let general = run_hlo(&module(" unused = f32[] constant(7)\n"), &[text.clone()])?;
+            let general = run_hlo(
+                &module(" unused = f32[] constant(7)\n"),
+                std::slice::from_ref(&text),
+            )?;
             let bits = |l: &Option<Literal>| -> Option<Vec<u32>> {
                 let a = l.as_ref()?.as_array()?;
                 Some(a.typed::<f32>()?.iter().map(|x| x.to_bits()).collect())
