@@ -22,6 +22,10 @@ pub fn trials() -> Vec<Trial> {
             "reduce_window_matches_materialised_base",
             reduce_window_naive,
         ),
+        trial(
+            "reduce_window_fast_path_matches_interpreter",
+            reduce_window_fast_vs_general,
+        ),
         trial("full_window_equals_reduce", full_window_equals_reduce),
         trial("select_and_scatter_is_max_pool_gradient", max_pool_gradient),
         trial("sort_is_an_ordered_permutation", sort_permutation),
@@ -77,8 +81,8 @@ fn shape(ty: &str, dims: &[usize]) -> String {
     format!("{ty}[{}]", d.join(","))
 }
 
-fn literal(ty: &str, dims: &[usize], data: &[i64]) -> String {
-    fn nest(dims: &[usize], data: &[i64]) -> String {
+fn literal<T: ToString>(ty: &str, dims: &[usize], data: &[T]) -> String {
+    fn nest<T: ToString>(dims: &[usize], data: &[T]) -> String {
         match dims.split_first() {
             None => data.first().map(|x| x.to_string()).unwrap_or_default(),
             Some((&n, rest)) => {
@@ -285,6 +289,91 @@ fn reduce_window_naive() -> Result<(), Failed> {
         );
         if let Some(got) = run_hlo(&hlo, &[literal("s64", &a.dims, &a.data)])? {
             prop_assert_eq!(ints(&got)?, want);
+        }
+        Ok(())
+    })
+}
+
+/// F32 values whose sums depend on the order of the additions (1e30 absorbs small terms) and
+/// whose maximum/minimum depend on operand order (NaN, signed zeros).
+const F32_PALETTE: [&str; 10] = [
+    "-2.5", "-1", "-0.0", "0.0", "0.5", "3", "nan", "inf", "-inf", "1e30",
+];
+
+/// A window that leaves the innermost `untouched` dimensions alone (size 1, stride 1, no padding
+/// or dilation), so that reduce-window's fast path folds contiguous runs of them.
+fn run_window_strategy() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, Vec<Wd>, usize)> {
+    (
+        prop::collection::vec(0usize..=4, 1..=4),
+        0usize..3,
+        1usize..=3,
+    )
+        .prop_flat_map(|(dims, init, untouched)| {
+            let r = dims.len();
+            let untouched = untouched.min(r);
+            let n: usize = dims.iter().product();
+            let wd = (1usize..4, 1usize..3, 0i64..2, 0i64..2, 1usize..3, 1usize..3);
+            (
+                Just(dims),
+                prop::collection::vec(0usize..F32_PALETTE.len(), n),
+                prop::collection::vec(wd, r - untouched).prop_map(move |mut w| {
+                    w.extend(std::iter::repeat_n((1, 1, 0, 0, 1, 1), untouched));
+                    w
+                }),
+                Just(init),
+            )
+        })
+}
+
+/// Reduce-window with a recognised reducer (the typed fast path, which folds contiguous runs
+/// here) against the same reducer with one unused instruction added, which the fast path does
+/// not recognise, so the interpreter evaluates it: the results must agree bit for bit, NaN
+/// payloads and signed zeros included, since both promise the same fold order.
+fn reduce_window_fast_vs_general() -> Result<(), Failed> {
+    check(run_window_strategy(), |(dims, picks, win, init)| {
+        let values: Vec<&str> = picks.iter().map(|&i| F32_PALETTE[i]).collect();
+        let taps = window_taps(&dims, &win);
+        let odims: Vec<usize> = taps.iter().map(|t| t.len()).collect();
+        let text = literal("f32", &dims, &values);
+        let init_value = ["0.0", "-inf", "-0.0"][init];
+        for (op, swapped) in [
+            ("add", false),
+            ("maximum", false),
+            ("maximum", true),
+            ("minimum", false),
+        ] {
+            let (x, y) = if swapped { ("b", "a") } else { ("a", "b") };
+            let reducer = |extra: &str| {
+                format!(
+                    "red {{\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n{extra} ROOT s = f32[] {op}({x}, {y})\n}}\n"
+                )
+            };
+            let module = |extra: &str| {
+                format!(
+                    "HloModule m\n{}ENTRY e {{\n p = {} parameter(0)\n z = f32[] constant({init_value})\n ROOT r = {} reduce-window(p, z), window={}, to_apply=red\n}}\n",
+                    reducer(extra),
+                    shape("f32", &dims),
+                    shape("f32", &odims),
+                    win_text(&win)
+                )
+            };
+            let fast = run_hlo(&module(""), std::slice::from_ref(&text))?;
+            let general = run_hlo(
+                &module(" unused = f32[] constant(7)\n"),
+                std::slice::from_ref(&text),
+            )?;
+            let bits = |l: &Option<Literal>| -> Option<Vec<u32>> {
+                let a = l.as_ref()?.as_array()?;
+                Some(a.typed::<f32>()?.iter().map(|x| x.to_bits()).collect())
+            };
+            prop_assert_eq!(
+                bits(&fast),
+                bits(&general),
+                "{} swapped={} window {}",
+                op,
+                swapped,
+                win_text(&win)
+            );
         }
         Ok(())
     })

@@ -1,24 +1,28 @@
-//! Convolution through the blocked GEMM (im2col).
+//! Convolution through the blocked GEMM (implicit im2col).
 //!
-//! Algorithm: for each output batch element and each feature (or batch) group, gather the input
-//! patches under every window position into a matrix `A[P x K]` (one row per output position,
-//! `K = window elements x input features of the group`, with zeros where the window covers padding
-//! or the holes of lhs dilation), read the kernel as `B[K x O]` through index tables (no copy;
-//! window reversal and rhs dilation only change which input element a row reads), and compute
-//! `C = A * B` with `gemm`. This is the classic im2col lowering (Chellapilla, Puri & Simard,
-//! "High Performance Convolutional Neural Networks for Document Processing", 2006); it was
-//! chosen over a direct blocked kernel because its GEMM runs at the blocked kernel's full speed
-//! while the gather costs `O(P x K)`, a small fraction of the `O(P x K x O)` multiply for the
-//! ResNet layers measured in the book's performance chapter.
+//! Algorithm: the convolution of each feature (or batch) group is one matrix product
+//! `C[M x O] = A[M x K] * B[K x O]`: `A` is the im2col matrix of the whole batch (one row per
+//! output batch element and output position, `M = batch x positions`; `K = window elements x
+//! input features of the group`, zero where the window covers padding or the holes of lhs
+//! dilation), and `B` is the kernel read through index tables (no copy; window reversal and rhs
+//! dilation only change which input element a row reads). This is the im2col lowering
+//! (Chellapilla, Puri & Simard, "High Performance Convolutional Neural Networks for Document
+//! Processing", 2006) done implicitly, as Eigen's `SpatialConvolution` (which XLA:CPU calls)
+//! does through its input mapper: `A` is never stored; the GEMM's A-packing step (`PackA`)
+//! gathers each MR-row panel straight from the input through a table of window offsets per
+//! output position.
+//! That saves writing and re-reading a matrix `K` times the size of the input per image, and
+//! folding the batch into `M` gives the GEMM one large, well-balanced product instead of one per
+//! image.
 //!
-//! Rows of `A` are ordered window position major, input feature minor, so for a feature-minor
-//! (`b01f`) input the gather copies contiguous runs. When the output is `b01f`-ordered and there
-//! is a single group, `C` is written straight into the result; otherwise it is scattered.
+//! Columns of `A` are ordered window position major, input feature minor, so for a
+//! feature-minor (`b01f`) input the gather copies contiguous runs. When the output is
+//! `b01f`-ordered and there is a single group, `C` is written straight into the result;
+//! otherwise it is scattered.
 
-use super::gemm::{GemmElem, KernelKind, MatRef, MicroKernel, gemm};
+use super::gemm::{GemmElem, KernelKind, MatRef, MicroKernel, PackA, gemm_packed};
 use crate::hlo::ast::{ConvDims, WindowDim};
 use crate::shape::row_major_strides;
-use rayon::prelude::*;
 
 /// The geometry of one convolution on actual operand sizes, with row-major strides.
 #[derive(Clone, Debug)]
@@ -163,6 +167,65 @@ pub fn for_each_index(sizes: &[usize], mut f: impl FnMut(&[usize])) {
     }
 }
 
+/// Marks a window position over padding or a dilation hole in `Patches::spatial`.
+const NONE: usize = usize::MAX;
+
+/// The implicit im2col matrix of one group: row `r = batch x positions + position`, column
+/// `window position x k_in + input feature`. Its panels are gathered from the input while the
+/// GEMM packs them, so the matrix itself never exists.
+struct Patches<'a, S, F> {
+    lhs: &'a [S],
+    conv: &'a F,
+    /// `p_count x kpos_count` spatial offsets (or `NONE`).
+    spatial: &'a [usize],
+    p_count: usize,
+    kpos_count: usize,
+    k_in: usize,
+    /// Offset of the group's first batch element and first input feature.
+    base: usize,
+    batch_stride: usize,
+    feature_stride: usize,
+    rows: usize,
+}
+
+impl<S, T, F> PackA<T> for Patches<'_, S, F>
+where
+    S: Copy + Sync,
+    T: GemmElem,
+    F: Fn(S) -> T + Sync,
+{
+    fn rows(&self) -> usize {
+        self.rows
+    }
+    fn cols(&self) -> usize {
+        self.kpos_count * self.k_in
+    }
+    fn pack(&self, r0: usize, h: usize, pc: usize, kcb: usize, mr: usize, panel: &mut [T]) {
+        for ii in 0..h {
+            let r = r0 + ii;
+            let (b, p) = (r / self.p_count, r % self.p_count);
+            let row_base = self.base + b * self.batch_stride;
+            let sp = &self.spatial[p * self.kpos_count..(p + 1) * self.kpos_count];
+            // Walk the columns pc..pc+kcb one window position (a run of input features) at a
+            // time; the panel stays zero where the window covers padding.
+            let mut q = pc;
+            while q < pc + kcb {
+                let (kp, c0) = (q / self.k_in, q % self.k_in);
+                let len = (self.k_in - c0).min(pc + kcb - q);
+                let off = sp[kp];
+                if off != NONE {
+                    let src = row_base + off + c0 * self.feature_stride;
+                    for j in 0..len {
+                        panel[(q - pc + j) * mr + ii] =
+                            (self.conv)(self.lhs[src + j * self.feature_stride]);
+                    }
+                }
+                q += len;
+            }
+        }
+    }
+}
+
 /// The fast convolution: `out` (row-major, `geom.out_dims`) receives the result in the
 /// accumulation type `T`. Returns which GEMM kernel ran.
 pub fn conv_fast<S, T, F>(
@@ -183,7 +246,6 @@ where
     let og = g.group_out();
     let p_count: usize = g.out_spatial.iter().product();
     let kpos_count: usize = g.k_spatial.iter().product();
-    let kdim = kpos_count * g.k_in;
     // Window positions as kernel offsets (reversal applied) and as spatial indices.
     let mut kpos: Vec<Vec<usize>> = Vec::with_capacity(kpos_count);
     for_each_index(&g.k_spatial, |ix| kpos.push(ix.to_vec()));
@@ -214,62 +276,60 @@ where
         ok && (g.out_batch <= 1 || g.out_batch_stride == s)
     };
     let direct = groups == 1 && spatial_row_major;
-    let (arows, acols) = super::gemm::row_major_tables(p_count, kdim);
-    let mut a = vec![T::zero(); p_count * kdim];
+    // Per output position and window position, the spatial offset of the input element the
+    // window reads there, or `NONE` over padding and dilation holes.
+    let mut spatial = vec![NONE; p_count * kpos_count];
+    for (o, row) in opos.iter().zip(spatial.chunks_mut(kpos_count.max(1))) {
+        for (kix, dst) in kpos.iter().zip(row.iter_mut()) {
+            let mut off = 0;
+            let mut inside = true;
+            for i in 0..kix.len() {
+                match g.input_coord(i, o[i], kix[i]) {
+                    Some(x) => off += x * g.lhs_spatial_strides[i],
+                    None => {
+                        inside = false;
+                        break;
+                    }
+                }
+            }
+            if inside {
+                *dst = off;
+            }
+        }
+    }
+    let rows = g.out_batch * p_count;
     let mut c = if direct {
         vec![]
     } else {
-        vec![T::zero(); p_count * og]
+        vec![T::zero(); rows * og]
     };
     let mut kind = kernel.kind;
-    for ob in 0..g.out_batch {
-        for grp in 0..groups {
-            let (lb, f0) = g.group_source(ob, grp);
-            let base = lb * g.lhs_batch_stride + f0 * g.lhs_feature_stride;
-            a.par_chunks_mut(kdim.max(1))
-                .zip(opos.par_iter())
-                .for_each(|(row, o)| {
-                    for (kp, kix) in kpos.iter().enumerate() {
-                        let dst = &mut row[kp * g.k_in..(kp + 1) * g.k_in];
-                        let mut off = base;
-                        let mut inside = true;
-                        for i in 0..kix.len() {
-                            match g.input_coord(i, o[i], kix[i]) {
-                                Some(x) => off += x * g.lhs_spatial_strides[i],
-                                None => {
-                                    inside = false;
-                                    break;
-                                }
-                            }
-                        }
-                        if inside {
-                            for (ci, d) in dst.iter_mut().enumerate() {
-                                *d = conv(lhs[off + ci * g.lhs_feature_stride]);
-                            }
-                        } else {
-                            dst.iter_mut().for_each(|d| *d = T::zero());
-                        }
-                    }
-                });
-            let bcols: Vec<usize> = (0..og).map(|o| (grp * og + o) * g.rhs_out_stride).collect();
-            let am = MatRef {
-                data: &a[..],
-                base: 0,
-                rows: &arows,
-                cols: &acols,
-            };
-            let bm = MatRef {
-                data: rhs,
-                base: 0,
-                rows: &brows,
-                cols: &bcols,
-            };
-            if direct {
-                let start = ob * p_count * g.k_out;
-                let dst = &mut out[start..start + p_count * g.k_out];
-                kind = gemm(kernel, am, bm, |x: T| x, &conv, dst);
-            } else {
-                kind = gemm(kernel, am, bm, |x: T| x, &conv, &mut c);
+    for grp in 0..groups {
+        let (lb, f0) = g.group_source(0, grp);
+        let patches = Patches {
+            lhs,
+            conv: &conv,
+            spatial: &spatial,
+            p_count,
+            kpos_count,
+            k_in: g.k_in,
+            base: lb * g.lhs_batch_stride + f0 * g.lhs_feature_stride,
+            batch_stride: g.lhs_batch_stride,
+            feature_stride: g.lhs_feature_stride,
+            rows,
+        };
+        let bcols: Vec<usize> = (0..og).map(|o| (grp * og + o) * g.rhs_out_stride).collect();
+        let bm = MatRef {
+            data: rhs,
+            base: 0,
+            rows: &brows,
+            cols: &bcols,
+        };
+        if direct {
+            kind = gemm_packed(kernel, &patches, bm, &conv, out);
+        } else {
+            kind = gemm_packed(kernel, &patches, bm, &conv, &mut c);
+            for ob in 0..g.out_batch {
                 let ob_off = ob * g.out_batch_stride;
                 for (p, o) in opos.iter().enumerate() {
                     let sp: usize = o
@@ -277,8 +337,9 @@ where
                         .zip(&g.out_spatial_strides)
                         .map(|(&x, &s)| x * s)
                         .sum();
-                    for f in 0..og {
-                        out[ob_off + sp + (grp * og + f) * g.out_feature_stride] = c[p * og + f];
+                    let crow = &c[(ob * p_count + p) * og..(ob * p_count + p + 1) * og];
+                    for (f, &v) in crow.iter().enumerate() {
+                        out[ob_off + sp + (grp * og + f) * g.out_feature_stride] = v;
                     }
                 }
             }

@@ -231,6 +231,44 @@ pub fn row_major_tables(rows: usize, cols: usize) -> (Vec<usize>, Vec<usize>) {
     ((0..rows).map(|i| i * cols).collect(), (0..cols).collect())
 }
 
+/// The A operand as a source of packed panels. `gemm_packed` asks it for MR-tall panels, so a
+/// source can compute its elements while packing (the convolution gathers input patches this
+/// way, without materialising the im2col matrix).
+pub trait PackA<T>: Sync {
+    fn rows(&self) -> usize;
+    fn cols(&self) -> usize;
+    /// Writes rows `r0..r0+h` and columns `pc..pc+kcb` as `panel[p * mr + ii]`
+    /// (`ii < h <= mr`); the panel arrives zeroed and rows `h..mr` must stay zero.
+    fn pack(&self, r0: usize, h: usize, pc: usize, kcb: usize, mr: usize, panel: &mut [T]);
+}
+
+/// A `MatRef` converted element by element: the A source of `gemm`.
+struct Converted<'a, S, F> {
+    m: MatRef<'a, S>,
+    conv: F,
+}
+
+impl<S, T, F> PackA<T> for Converted<'_, S, F>
+where
+    S: Copy + Sync,
+    F: Fn(S) -> T + Sync,
+{
+    fn rows(&self) -> usize {
+        self.m.rows.len()
+    }
+    fn cols(&self) -> usize {
+        self.m.cols.len()
+    }
+    #[inline]
+    fn pack(&self, r0: usize, h: usize, pc: usize, kcb: usize, mr: usize, panel: &mut [T]) {
+        for p in 0..kcb {
+            for ii in 0..h {
+                panel[p * mr + ii] = (self.conv)(self.m.at(r0 + ii, pc + p));
+            }
+        }
+    }
+}
+
 /// `c[m x n] = conv_a(a)[m x k] * conv_b(b)[k x n]`, `c` row-major and contiguous. Returns
 /// which kernel ran. Panics only on inconsistent arguments (a bug in the caller).
 pub fn gemm<SA, SB, T, FA, FB>(
@@ -248,9 +286,27 @@ where
     FA: Fn(SA) -> T + Sync,
     FB: Fn(SB) -> T + Sync,
 {
-    let (m, k, n) = (a.rows.len(), a.cols.len(), b.cols.len());
+    assert!(a.in_bounds(), "gemm: inconsistent operands");
+    gemm_packed(kernel, &Converted { m: a, conv: conv_a }, b, conv_b, c)
+}
+
+/// `gemm` with A given as a panel source (`PackA`) instead of a matrix view.
+pub fn gemm_packed<SB, T, PA, FB>(
+    kernel: &MicroKernel<T>,
+    a: &PA,
+    b: MatRef<SB>,
+    conv_b: FB,
+    c: &mut [T],
+) -> KernelKind
+where
+    SB: Copy + Send + Sync,
+    T: GemmElem,
+    PA: PackA<T>,
+    FB: Fn(SB) -> T + Sync,
+{
+    let (m, k, n) = (a.rows(), a.cols(), b.cols.len());
     assert!(
-        b.rows.len() == k && c.len() == m * n && a.in_bounds() && b.in_bounds(),
+        b.rows.len() == k && c.len() == m * n && b.in_bounds(),
         "gemm: inconsistent operands"
     );
     if m == 0 || n == 0 {
@@ -298,7 +354,6 @@ where
                 bpack.par_chunks_mut(nr * kcb).enumerate().for_each(pack_b);
             }
             let bpack = &bpack;
-            let conv_a = &conv_a;
             let block = |(ib, cblock): (usize, &mut [T])| {
                 let i0 = ib * mc;
                 let mcb = cblock.len() / n;
@@ -307,11 +362,7 @@ where
                 for (ip, panel) in apack.chunks_mut(mr * kcb).enumerate() {
                     let r0 = i0 + ip * mr;
                     let h = mr.min(i0 + mcb - r0);
-                    for p in 0..kcb {
-                        for ii in 0..h {
-                            panel[p * mr + ii] = conv_a(a.at(r0 + ii, pc + p));
-                        }
-                    }
+                    a.pack(r0, h, pc, kcb, mr, panel);
                 }
                 let mut tmp = vec![T::zero(); mr * nr];
                 let accumulate = pc > 0;
