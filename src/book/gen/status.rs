@@ -569,11 +569,23 @@ fn accepted_types(hlo: &str, ops: &[&str]) -> BTreeSet<ElementType> {
     let Some((comp, inst)) = inst else {
         return out;
     };
-    let operand_shape = inst
+    // The operand carrying the data: one of the result's element type if there is one (the
+    // `on_true` of a select, not its predicate), else the first.
+    let result_ty = match &inst.shape {
+        Shape::Array(a) => Some(a.ty),
+        _ => None,
+    };
+    let operands: Vec<&Shape> = inst
         .operands
-        .first()
-        .and_then(|o| comp.instructions.get(*o))
+        .iter()
+        .filter_map(|o| comp.instructions.get(*o))
         .map(|o| &o.shape)
+        .collect();
+    let operand_shape = operands
+        .iter()
+        .find(|s| matches!(s, Shape::Array(a) if Some(a.ty) == result_ty))
+        .or(operands.first())
+        .copied()
         .unwrap_or(&inst.shape);
     let ty = match operand_shape {
         Shape::Array(a) => a.ty,
@@ -769,7 +781,12 @@ pub(crate) fn page_for(root: &Path, corpus: &Corpus, headings: &[String]) -> cra
                     .count();
                 ((labels, uses), p)
             })
-            .filter(|(k, _)| *k != (0, 0))
+            .map(|((labels, uses), p)| {
+                // Last resort: the page that names the opcode most often.
+                let named = p.text.matches(&format!("`{n}`")).count();
+                ((labels, uses, named), p)
+            })
+            .filter(|(k, _)| *k != (0, 0, 0))
             .max_by_key(|(k, _)| *k)
             .map(|(_, p)| p.path.clone())
             .unwrap_or_default();
@@ -778,7 +795,7 @@ pub(crate) fn page_for(root: &Path, corpus: &Corpus, headings: &[String]) -> cra
             page,
             aliases: vec![],
         };
-        rows.push(compute(format!("`{n}`"), Some(spec), corpus));
+        rows.push(compute(n.to_string(), Some(spec), corpus));
     }
     let specs: Vec<Option<Spec>> = rows.iter().map(|r| r.spec.clone()).collect();
     let trials = prop_trials(root);
@@ -858,7 +875,7 @@ pub(crate) fn page_for(root: &Path, corpus: &Corpus, headings: &[String]) -> cra
         let ops = r
             .spec
             .as_ref()
-            .filter(|sp| !sp.ops.is_empty() && sp.ops.len() <= 3)
+            .filter(|sp| !sp.ops.is_empty() && sp.ops.len() <= 3 && i < n_seed)
             .map(|sp| {
                 format!(
                     " ({})",

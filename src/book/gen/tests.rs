@@ -99,6 +99,41 @@ fn status_page_lists_every_seed_op() {
     }
 }
 
+#[test]
+fn figure_fences_become_svg() {
+    for page in [
+        "ops/movement/pad.md",
+        "ops/indexing/gather.md",
+        "ops/reduction/reduce-window.md",
+        "ops/reduction/select-and-scatter.md",
+        "ops/linalg/convolution.md",
+        "shapes-and-layout.md",
+    ] {
+        let text = std::fs::read_to_string(repo().join("book/src").join(page)).unwrap();
+        assert!(text.contains("```figure"), "{page} has no figure");
+        let out = expand_figures(page, &text).unwrap_or_else(|e| panic!("{page}: {e}"));
+        assert!(out.contains("<svg"), "{page}");
+        assert!(!out.contains("```figure"), "{page}");
+        // Everything but the figure is untouched.
+        assert_eq!(out.matches("```hlo-test").count(), text.matches("```hlo-test").count());
+        // An HTML block ends at a blank line: the figure must be one line.
+        let fig = out.lines().find(|l| l.contains("<svg")).unwrap_or("");
+        assert!(fig.starts_with("<figure") && fig.ends_with("</figure>"), "{page}");
+    }
+}
+
+#[test]
+fn figure_pad_from_inline_example_and_errors() {
+    let page = "```hlo-test p\nHloModule m\nENTRY e {\n  p = f32[3] parameter(0)\n  v = f32[] constant(0)\n  ROOT r = f32[8] pad(p, v), padding=1_2_1\n}\n---\narg: f32[3] {1, 2, 3}\nexpected: f32[8] {0, 1, 0, 2, 0, 3, 0, 0}\n```\n\n```figure pad\nexample: p\n```\n";
+    let out = expand_figures("t.md", page).unwrap();
+    assert!(out.contains("<svg") && out.contains(">3</text>"), "{out}");
+    let bad = page.replace("example: p", "example: nope");
+    let e = expand_figures("t.md", &bad).err().expect("unknown example");
+    assert!(e.to_string().contains("t.md:13"), "{e}");
+    let kind = page.replace("figure pad", "figure reduce-window");
+    assert!(expand_figures("t.md", &kind).is_err());
+}
+
 /// Writes the generated pages to /tmp for inspection: `cargo test --lib dump_generated -- --ignored`.
 #[test]
 #[ignore]
@@ -107,5 +142,22 @@ fn dump_generated() {
         let out = Path::new("/tmp/bookgen").join(p);
         std::fs::create_dir_all(out.parent().unwrap()).unwrap();
         std::fs::write(out, text).unwrap();
+    }
+    for page in [
+        "ops/movement/pad.md",
+        "ops/indexing/gather.md",
+        "ops/reduction/reduce-window.md",
+        "ops/reduction/select-and-scatter.md",
+        "ops/linalg/convolution.md",
+        "shapes-and-layout.md",
+    ] {
+        let text = std::fs::read_to_string(repo().join("book/src").join(page)).unwrap();
+        let out = expand_figures(page, &text).unwrap();
+        for (k, l) in out.lines().filter(|l| l.contains("<svg")).enumerate() {
+            let a = l.find("<svg").unwrap();
+            let b = l.find("</svg>").unwrap() + 6;
+            let name = page.replace('/', "_").replace(".md", "");
+            std::fs::write(format!("/tmp/bookgen/{name}_{k}.svg"), &l[a..b]).unwrap();
+        }
     }
 }
