@@ -230,8 +230,10 @@ fn squeezed(a: &Array) -> Res<Array> {
 const CW: f64 = 34.0;
 const CH: f64 = 22.0;
 
-fn label(s: &mut Svg, x: f64, y: f64, t: &str) {
+/// Writes a 12px label and returns its approximate width.
+fn label(s: &mut Svg, x: f64, y: f64, t: &str) -> f64 {
     s.text(x, y, t, 12.0, "start");
+    t.chars().count() as f64 * 12.0 * 0.62
 }
 
 fn pad(ex: &Evaluated) -> Res<(Svg, String)> {
@@ -290,7 +292,7 @@ fn pad(ex: &Evaluated) -> Res<(Svg, String)> {
     };
     let mut s = Svg::default();
     let ocells = rows(&operand)?;
-    label(
+    let lw = label(
         &mut s,
         4.0,
         14.0,
@@ -308,7 +310,7 @@ fn pad(ex: &Evaluated) -> Res<(Svg, String)> {
             "#fecaca"
         }
     });
-    let vx = 4.0 + ow + 30.0;
+    let vx = 4.0 + ow.max(lw) + 30.0;
     label(&mut s, vx, 14.0, "padding value");
     s.grid(vx, 22.0, &rows(&value)?, CW, CH, &|_, _| PAD);
     let y = 22.0 + oh + 34.0;
@@ -603,7 +605,7 @@ fn reduce_window(ex: &Evaluated) -> Res<(Svg, String)> {
     let wins = windows(result.dims(), &w);
     let od = dims2(&operand);
     let mut s = Svg::default();
-    label(
+    let lw = label(
         &mut s,
         4.0,
         14.0,
@@ -627,7 +629,7 @@ fn reduce_window(ex: &Evaluated) -> Res<(Svg, String)> {
             1.0 + (k % 3) as f64,
         );
     }
-    let rx = 4.0 + ow + 40.0;
+    let rx = 4.0 + ow.max(lw) + 30.0;
     label(&mut s, rx, 14.0, &format!("result {}", shape_text(&result)));
     let (_, rh) = s.grid(rx, 22.0, &rows(&result)?, CW, CH, &|_, _| RESULT);
     for (k, (_, o)) in wins.iter().enumerate().take(svg::PALETTE.len()) {
@@ -722,7 +724,7 @@ fn select_and_scatter(ex: &Evaluated) -> Res<(Svg, String)> {
         selected.push(best.map(|(_, r, c)| (r as usize, c as usize)));
     }
     let mut s = Svg::default();
-    label(
+    let lw = label(
         &mut s,
         4.0,
         14.0,
@@ -745,7 +747,7 @@ fn select_and_scatter(ex: &Evaluated) -> Res<(Svg, String)> {
             1.0 + (k % 3) as f64,
         );
     }
-    let sx = 4.0 + ow + 40.0;
+    let sx = 4.0 + ow.max(lw) + 30.0;
     label(&mut s, sx, 14.0, &format!("source {}", shape_text(&source)));
     let (sw, sh) = s.grid(sx, 22.0, &rows(&source)?, CW, CH, &|_, _| DATA);
     for (k, (_, o)) in wins.iter().enumerate().take(svg::PALETTE.len()) {
@@ -971,10 +973,12 @@ fn layout(cases: &[(String, &LayoutCase)]) -> Res<(Svg, String)> {
                 m2m.join(",")
             ),
         );
+        y += 18.0;
+        let lw = label(&mut s, 4.0, y + 14.0, "logical array");
         let (gw, gh) = s.grid(4.0, y + 22.0, &logical, CW, CH, &|i, _| {
             TINTS[i % TINTS.len()]
         });
-        let bx = 4.0 + gw + 40.0;
+        let bx = 4.0 + gw.max(lw) + 30.0;
         label(&mut s, bx, y + 14.0, "linear buffer, position 0 first");
         let cells = vec![buffer.iter().map(|b| b.0.clone()).collect::<Vec<_>>()];
         let rows_of: Vec<Option<usize>> = buffer.iter().map(|b| b.1).collect();

@@ -115,10 +115,16 @@ fn figure_fences_become_svg() {
         assert!(out.contains("<svg"), "{page}");
         assert!(!out.contains("```figure"), "{page}");
         // Everything but the figure is untouched.
-        assert_eq!(out.matches("```hlo-test").count(), text.matches("```hlo-test").count());
+        assert_eq!(
+            out.matches("```hlo-test").count(),
+            text.matches("```hlo-test").count()
+        );
         // An HTML block ends at a blank line: the figure must be one line.
         let fig = out.lines().find(|l| l.contains("<svg")).unwrap_or("");
-        assert!(fig.starts_with("<figure") && fig.ends_with("</figure>"), "{page}");
+        assert!(
+            fig.starts_with("<figure") && fig.ends_with("</figure>"),
+            "{page}"
+        );
     }
 }
 
