@@ -555,6 +555,7 @@ fn windows(out_dims: &[i64], w: &[(i64, i64, i64)]) -> Vec<([i64; 2], [usize; 2]
 }
 
 /// Draws the outline of a window clipped to a `rows`×`cols` grid.
+#[allow(clippy::too_many_arguments)]
 fn window_outline(
     s: &mut Svg,
     x: f64,
@@ -730,7 +731,7 @@ fn select_and_scatter(ex: &Evaluated) -> Res<(Svg, String)> {
         14.0,
         &format!("operand {} (select: {dir})", shape_text(&operand)),
     );
-    let is_sel = |r: usize, c: usize| selected.iter().any(|x| *x == Some((r, c)));
+    let is_sel = |r: usize, c: usize| selected.contains(&Some((r, c)));
     let (ow, oh) = s.grid(4.0, 22.0, &rows(&operand)?, CW, CH, &|r, c| {
         if is_sel(r, c) { HOLE } else { DATA }
     });

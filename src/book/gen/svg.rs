@@ -39,6 +39,7 @@ impl Svg {
         self.height = self.height.max(y);
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, stroke: &str, sw: f64) {
         let _ = write!(
             self.body,

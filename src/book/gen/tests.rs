@@ -134,7 +134,7 @@ fn figure_pad_from_inline_example_and_errors() {
     let out = expand_figures("t.md", page).unwrap();
     assert!(out.contains("<svg") && out.contains(">3</text>"), "{out}");
     let bad = page.replace("example: p", "example: nope");
-    let e = expand_figures("t.md", &bad).err().expect("unknown example");
+    let e = expand_figures("t.md", &bad).expect_err("unknown example");
     assert!(e.to_string().contains("t.md:13"), "{e}");
     let kind = page.replace("figure pad", "figure reduce-window");
     assert!(expand_figures("t.md", &kind).is_err());
