@@ -585,6 +585,35 @@ fn window_outline(
     }
 }
 
+/// Each window (the first few) outlined in its colour over an operand grid drawn at (4, 22).
+fn outline_windows(
+    s: &mut Svg,
+    wins: &[([i64; 2], [usize; 2])],
+    w: &[(i64, i64, i64)],
+    od: [i64; 2],
+) {
+    for (k, (org, _)) in wins.iter().enumerate().take(svg::PALETTE.len()) {
+        window_outline(
+            s,
+            4.0,
+            22.0,
+            CW,
+            *org,
+            w,
+            od,
+            palette(k),
+            1.0 + (k % 3) as f64,
+        );
+    }
+}
+
+/// The output cell of each window outlined in the window's colour, on a grid at (x, 22).
+fn outline_outputs(s: &mut Svg, x: f64, wins: &[([i64; 2], [usize; 2])]) {
+    for (k, (_, o)) in wins.iter().enumerate().take(svg::PALETTE.len()) {
+        s.outline(x, 22.0, CW, CH, (o[0], o[1]), (o[0], o[1]), palette(k), 1.5);
+    }
+}
+
 fn dims2(a: &Array) -> [i64; 2] {
     match a.dims() {
         [n] => [1, *n],
@@ -617,34 +646,11 @@ fn reduce_window(ex: &Evaluated) -> Res<(Svg, String)> {
         ),
     );
     let (ow, oh) = s.grid(4.0, 22.0, &rows(&operand)?, CW, CH, &|_, _| DATA);
-    for (k, (org, _)) in wins.iter().enumerate().take(svg::PALETTE.len()) {
-        window_outline(
-            &mut s,
-            4.0,
-            22.0,
-            CW,
-            *org,
-            &w,
-            od,
-            palette(k),
-            1.0 + (k % 3) as f64,
-        );
-    }
+    outline_windows(&mut s, &wins, &w, od);
     let rx = 4.0 + ow.max(lw) + 30.0;
     label(&mut s, rx, 14.0, &format!("result {}", shape_text(&result)));
     let (_, rh) = s.grid(rx, 22.0, &rows(&result)?, CW, CH, &|_, _| RESULT);
-    for (k, (_, o)) in wins.iter().enumerate().take(svg::PALETTE.len()) {
-        s.outline(
-            rx,
-            22.0,
-            CW,
-            CH,
-            (o[0], o[1]),
-            (o[0], o[1]),
-            palette(k),
-            1.5,
-        );
-    }
+    outline_outputs(&mut s, rx, &wins);
     let ws: Vec<String> = w.iter().map(|d| d.0.to_string()).collect();
     let st: Vec<String> = w.iter().map(|d| d.1.to_string()).collect();
     label(
@@ -735,34 +741,11 @@ fn select_and_scatter(ex: &Evaluated) -> Res<(Svg, String)> {
     let (ow, oh) = s.grid(4.0, 22.0, &rows(&operand)?, CW, CH, &|r, c| {
         if is_sel(r, c) { HOLE } else { DATA }
     });
-    for (k, (org, _)) in wins.iter().enumerate().take(svg::PALETTE.len()) {
-        window_outline(
-            &mut s,
-            4.0,
-            22.0,
-            CW,
-            *org,
-            &w,
-            od,
-            palette(k),
-            1.0 + (k % 3) as f64,
-        );
-    }
+    outline_windows(&mut s, &wins, &w, od);
     let sx = 4.0 + ow.max(lw) + 30.0;
     label(&mut s, sx, 14.0, &format!("source {}", shape_text(&source)));
     let (sw, sh) = s.grid(sx, 22.0, &rows(&source)?, CW, CH, &|_, _| DATA);
-    for (k, (_, o)) in wins.iter().enumerate().take(svg::PALETTE.len()) {
-        s.outline(
-            sx,
-            22.0,
-            CW,
-            CH,
-            (o[0], o[1]),
-            (o[0], o[1]),
-            palette(k),
-            1.5,
-        );
-    }
+    outline_outputs(&mut s, sx, &wins);
     let y = 22.0 + oh.max(sh) + 34.0;
     label(
         &mut s,

@@ -99,16 +99,19 @@ fn status_page_lists_every_seed_op() {
     }
 }
 
+/// The pages that carry a figure.
+const FIGURE_PAGES: [&str; 6] = [
+    "ops/movement/pad.md",
+    "ops/indexing/gather.md",
+    "ops/reduction/reduce-window.md",
+    "ops/reduction/select-and-scatter.md",
+    "ops/linalg/convolution.md",
+    "shapes-and-layout.md",
+];
+
 #[test]
 fn figure_fences_become_svg() {
-    for page in [
-        "ops/movement/pad.md",
-        "ops/indexing/gather.md",
-        "ops/reduction/reduce-window.md",
-        "ops/reduction/select-and-scatter.md",
-        "ops/linalg/convolution.md",
-        "shapes-and-layout.md",
-    ] {
+    for page in FIGURE_PAGES {
         let text = std::fs::read_to_string(repo().join("book/src").join(page)).unwrap();
         assert!(text.contains("```figure"), "{page} has no figure");
         let out = expand_figures(page, &text).unwrap_or_else(|e| panic!("{page}: {e}"));
@@ -149,14 +152,7 @@ fn dump_generated() {
         std::fs::create_dir_all(out.parent().unwrap()).unwrap();
         std::fs::write(out, text).unwrap();
     }
-    for page in [
-        "ops/movement/pad.md",
-        "ops/indexing/gather.md",
-        "ops/reduction/reduce-window.md",
-        "ops/reduction/select-and-scatter.md",
-        "ops/linalg/convolution.md",
-        "shapes-and-layout.md",
-    ] {
+    for page in FIGURE_PAGES {
         let text = std::fs::read_to_string(repo().join("book/src").join(page)).unwrap();
         let out = expand_figures(page, &text).unwrap();
         for (k, l) in out.lines().filter(|l| l.contains("<svg")).enumerate() {
