@@ -11,6 +11,7 @@
 //! - `cli`: the `xla-spec` command line (`run`, `conform`, `bench`).
 
 pub mod backend;
+pub mod book;
 pub mod cli;
 pub mod conformance;
 pub mod error;

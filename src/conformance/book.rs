@@ -2,7 +2,7 @@
 //! `hlo-test <name>` or `layout-test <name>`. The syntax is defined in the book's "Runnable
 //! examples" chapter; in short, an `hlo-test` holds the module, a line `---`, then `key: value`
 //! lines (`arg:`, `expected:`, `expected_error:`, `tolerance:`, `infeed:`, `outfeed:`,
-//! `replicas:`, `replica:`), and a `layout-test` holds `shape:`, optional `padded:` and
+//! `replicas:`, `replica:`, `rules:`), and a `layout-test` holds `shape:`, optional `padded:` and
 //! `padding_value:`, `values:` and `buffer:`. A value may continue on following lines that do not
 //! start with a key.
 //!
@@ -253,12 +253,14 @@ fn parse_hlo_test(f: &Fence) -> ParseResult<RunCase> {
         "outfeed",
         "replicas",
         "replica",
+        "rules",
     ];
     let mut top = Section::default();
     let mut sections: Vec<Section> = Vec::new();
     let mut current: Option<usize> = None;
     let mut replicas: Option<usize> = None;
     let (mut expected_error, mut tolerance, mut infeed) = (None, None, Vec::new());
+    let mut rules: Vec<String> = Vec::new();
     for (line, k, v) in entries(&f.body[split + 1..], &keys)? {
         let sec = match current {
             Some(i) => &mut sections[i],
@@ -281,6 +283,14 @@ fn parse_hlo_test(f: &Fence) -> ParseResult<RunCase> {
                 tolerance = Some(parse_tolerance_text(&v).map_err(|m| (line, m))?)
             }
             "infeed" if current.is_none() => infeed.push(literal_at(line, &v)?),
+            // Rule labels the example demonstrates (informational; the coverage page lists them).
+            "rules" if current.is_none() && rules.is_empty() && !v.is_empty() => {
+                rules = v
+                    .split(|c: char| c == ',' || c.is_whitespace())
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            }
             "replicas" if current.is_none() && replicas.is_none() => {
                 let n: usize = v.parse().ok().filter(|n| (1..=1024).contains(n)).ok_or((
                     line,
@@ -355,7 +365,7 @@ fn parse_hlo_test(f: &Fence) -> ParseResult<RunCase> {
         tolerance,
         infeed,
         expected_outfeed: any_outfeed.then_some(outfeeds),
-        rules: vec![],
+        rules,
     })
 }
 
