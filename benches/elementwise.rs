@@ -31,6 +31,11 @@ fn elementwise(c: &mut Criterion) {
             black_box(&dst);
         })
     });
+    // The ops below return a fresh result on every call, so they also pay the first-touch page
+    // faults of a new 64 MiB buffer; a copy into a fresh vector shows that cost on its own.
+    g.bench_function("memcpy_fresh_buffer", |bench| {
+        bench.iter(|| black_box(black_box(&a).clone()))
+    });
 
     let (da, db) = (ArrayData::F32(a), ArrayData::F32(b));
     g.throughput(Throughput::Bytes((3 * N * 4) as u64));

@@ -132,6 +132,15 @@ pub(crate) fn type_error(op: Opcode, data: &ArrayData) -> Error {
     ))
 }
 
+/// A parallel map's results in a fresh buffer: rayon writes each chunk straight into the
+/// reserved capacity, whose pages `fresh_vec` has asked to be huge (the first touch of a new
+/// 64 MiB result otherwise costs more than computing it).
+fn collect_fresh<V: Send>(n: usize, it: impl IndexedParallelIterator<Item = V>) -> Vec<V> {
+    let mut v = crate::kernels::pages::fresh_vec(n);
+    v.par_extend(it);
+    v
+}
+
 /// `f` on every element, in parallel for large arrays.
 #[inline]
 pub fn map1<T, U, F>(x: &[T], f: F) -> Vec<U>
@@ -141,10 +150,7 @@ where
     F: Fn(T) -> U + Sync + Send,
 {
     if x.len() >= PAR_THRESHOLD {
-        x.par_iter()
-            .with_min_len(MIN_CHUNK)
-            .map(|&v| f(v))
-            .collect()
+        collect_fresh(x.len(), x.par_iter().with_min_len(MIN_CHUNK).map(|&v| f(v)))
     } else {
         x.iter().map(|&v| f(v)).collect()
     }
@@ -160,11 +166,13 @@ where
     F: Fn(T, U) -> V + Sync + Send,
 {
     if x.len() >= PAR_THRESHOLD {
-        x.par_iter()
-            .zip(y.par_iter())
-            .with_min_len(MIN_CHUNK)
-            .map(|(&a, &b)| f(a, b))
-            .collect()
+        collect_fresh(
+            x.len(),
+            x.par_iter()
+                .zip(y.par_iter())
+                .with_min_len(MIN_CHUNK)
+                .map(|(&a, &b)| f(a, b)),
+        )
     } else {
         x.iter().zip(y.iter()).map(|(&a, &b)| f(a, b)).collect()
     }
@@ -185,11 +193,7 @@ where
     let ct = |v: &[C], i: usize| if v.len() == 1 { v[0] } else { v[i] };
     let g = |i: usize| f(at(a, i), bt(b, i), ct(c, i));
     if n >= PAR_THRESHOLD {
-        (0..n)
-            .into_par_iter()
-            .with_min_len(MIN_CHUNK)
-            .map(g)
-            .collect()
+        collect_fresh(n, (0..n).into_par_iter().with_min_len(MIN_CHUNK).map(g))
     } else {
         (0..n).map(g).collect()
     }
