@@ -75,6 +75,21 @@ impl KernelKind {
     }
 }
 
+/// `KC,MC,NC` as three positive sizes (each at most 2^16), or `None` for anything else, which
+/// leaves the built-in sizes in place.
+pub fn parse_blocks(text: &str) -> Option<(usize, usize, usize)> {
+    let v: Vec<usize> = text
+        .split(',')
+        .map(|x| x.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    match v[..] {
+        [kc, mc, nc] if [kc, mc, nc].iter().all(|&x| (1..=1 << 16).contains(&x)) => {
+            Some((kc, mc, nc))
+        }
+        _ => None,
+    }
+}
+
 /// One micro-kernel instance with its tile and block sizes.
 #[derive(Clone, Copy)]
 pub struct MicroKernel<T> {
@@ -97,16 +112,20 @@ impl<T: GemmElem> MicroKernel<T> {
     /// The fastest kernel this machine runs (or the one `XLA_SPEC_GEMM_KERNEL` names, if
     /// available).
     pub fn best() -> MicroKernel<T> {
-        if let Some(k) = KernelKind::forced()
+        let mut k = KernelKind::forced()
             .filter(|k| k.available())
             .and_then(T::kernel)
+            .or_else(|| Self::available().into_iter().next())
+            .unwrap_or_else(Self::portable);
+        // Block sizes are cache sizes in disguise; the override lets them be re-tuned on a new
+        // machine with one build (`xla-spec bench` or `cargo bench --bench linalg` per setting).
+        if let Some((kc, mc, nc)) = std::env::var("XLA_SPEC_GEMM_BLOCKS")
+            .ok()
+            .and_then(|v| parse_blocks(&v))
         {
-            return k;
+            (k.kc, k.mc, k.nc) = (kc, mc, nc);
         }
-        Self::available()
-            .into_iter()
-            .next()
-            .unwrap_or_else(Self::portable)
+        k
     }
 
     /// Every kernel for `T` this machine can run, fastest first.
@@ -475,6 +494,41 @@ mod tests {
                 "kernel {} m={m} n={n} k={k} at {i}",
                 ran.name()
             );
+        }
+    }
+
+    #[test]
+    fn block_override_parses_three_positive_sizes_only() {
+        assert_eq!(parse_blocks("192,288,4096"), Some((192, 288, 4096)));
+        assert_eq!(parse_blocks(" 64 , 32 ,1 "), Some((64, 32, 1)));
+        for bad in [
+            "",
+            "1,2",
+            "1,2,3,4",
+            "0,1,1",
+            "a,b,c",
+            "-1,2,3",
+            "1,2,99999999",
+        ] {
+            assert_eq!(parse_blocks(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn odd_block_sizes_still_compute_the_product() {
+        // Blocks smaller than a tile, and not multiples of it, only change the loop bounds.
+        let kernel = MicroKernel::<f64>::best();
+        for (kc, mc, nc) in [(1, 1, 1), (5, 7, 3), (33, 100, 17)] {
+            let k = MicroKernel {
+                kc,
+                mc,
+                nc,
+                ..kernel
+            };
+            let (m, n, kk) = (19, 23, 37);
+            let a: Vec<f64> = (0..m * kk).map(|i| (i % 7) as f64 - 3.0).collect();
+            let b: Vec<f64> = (0..kk * n).map(|i| (i % 5) as f64 - 2.0).collect();
+            assert_eq!(row_major(&k, (m, n, kk), &a, &b), naive(m, n, kk, &a, &b));
         }
     }
 
