@@ -166,6 +166,16 @@ pub fn prepare(
         }
     }
 
+    // LaTeX and references are checked on the page as written, so that lines are the author's.
+    for (path, text) in &sources {
+        if let Err(es) = source::math_and_references(path, text, &label_pages) {
+            errors.extend(es);
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+
     let mut pages = BTreeMap::new();
     for (path, text) in &sources {
         let text = match super::r#gen::expand_figures(path, text) {
