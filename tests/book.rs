@@ -95,7 +95,10 @@ fn the_real_book_renders_offline_with_its_checks() {
     }
     for p in ["ops/numerics/batch-norm.html", "search.html", "index.html"] {
         let h = read(&out.join(p));
-        assert!(!h.contains("https://") && !h.contains("http://"), "{p} links out");
+        assert!(
+            !h.contains("https://") && !h.contains("http://"),
+            "{p} links out"
+        );
     }
     assert!(!read(&out.join("assets/book.css")).contains("url("));
 
@@ -184,7 +187,9 @@ fn a_duplicate_label_fails_the_build() {
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
     assert!(
-        e.contains("ops/double.md:17: the label r[double.same_shape] is already defined at ops/double.md:3"),
+        e.contains(
+            "ops/double.md:17: the label r[double.same_shape] is already defined at ops/double.md:3"
+        ),
         "{e}"
     );
 }
@@ -197,7 +202,9 @@ fn a_dangling_reference_fails_the_build() {
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
     assert!(
-        e.contains("ops/double.md:17: the reference [r:double.no_such_rule] names a label no page defines"),
+        e.contains(
+            "ops/double.md:17: the reference [r:double.no_such_rule] names a label no page defines"
+        ),
         "{e}"
     );
 }
@@ -211,7 +218,11 @@ fn bad_arguments_and_missing_books_are_usage_errors() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("cannot open the book"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot open the book"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 fn preprocess(input: &str) -> Output {
@@ -253,11 +264,8 @@ fn mdbook_preprocessor_speaks_the_protocol() {
         "config": {"book": {"src": "src", "title": "Small"}}
     });
     let mut intro = chapter("Intro", "intro.md", &read(&book.join("src/intro.md")));
-    intro["Chapter"]["sub_items"] = serde_json::json!([chapter(
-        "Double",
-        "ops/double.md",
-        &good_page()
-    )]);
+    intro["Chapter"]["sub_items"] =
+        serde_json::json!([chapter("Double", "ops/double.md", &good_page())]);
     let input = serde_json::json!([ctx, {"sections": [
         intro,
         "Separator",

@@ -42,7 +42,8 @@ pub fn process(input: &str) -> Result<String, Vec<String>> {
     // The chapters as mdbook has them win over the files (an earlier preprocessor may have
     // changed them).
     let mut chapters = Vec::new();
-    let items = items_mut(&mut book).ok_or_else(|| vec!["the book has no `sections`".to_string()])?;
+    let items =
+        items_mut(&mut book).ok_or_else(|| vec!["the book has no `sections`".to_string()])?;
     collect(items, &mut chapters);
     for (path, content) in chapters {
         sources.insert(path, content);

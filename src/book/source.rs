@@ -377,14 +377,18 @@ mod tests {
 
     #[test]
     fn bad_latex_is_an_error_with_its_line() {
-        let e = math_and_references("p.md", "a\n\n$\\nosuchcommand{x}$\n", &BTreeMap::new()).unwrap_err();
+        let e = math_and_references("p.md", "a\n\n$\\nosuchcommand{x}$\n", &BTreeMap::new())
+            .unwrap_err();
         assert!(e[0].starts_with("p.md:3:"), "{e:?}");
     }
 
     #[test]
     fn references_link_to_the_defining_page_or_fail() {
         let mut labels = BTreeMap::new();
-        labels.insert("slice.limit_in_range".to_string(), "ops/slice.md".to_string());
+        labels.insert(
+            "slice.limit_in_range".to_string(),
+            "ops/slice.md".to_string(),
+        );
         let out = math_and_references(
             "ops/x/pad.md",
             "See [r:slice.limit_in_range], not `[r:slice.limit_in_range]`.\n",
@@ -398,7 +402,10 @@ mod tests {
             "{out}"
         );
         let e = math_and_references("a.md", "x\n[r:no.such_rule]\n", &labels).unwrap_err();
-        assert!(e[0].contains("a.md:2") && e[0].contains("no.such_rule"), "{e:?}");
+        assert!(
+            e[0].contains("a.md:2") && e[0].contains("no.such_rule"),
+            "{e:?}"
+        );
     }
 
     #[test]

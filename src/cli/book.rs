@@ -41,7 +41,9 @@ pub fn main(args: &[String]) -> i32 {
             }
             "--book" => flag_value(&mut it, a).map(|v| book = PathBuf::from(v)),
             "--out" => flag_value(&mut it, a).map(|v| out = PathBuf::from(v)),
-            other => Err(format!("unexpected argument `{other}` (try `xla-spec help book`)")),
+            other => Err(format!(
+                "unexpected argument `{other}` (try `xla-spec help book`)"
+            )),
         };
         if let Err(e) = r {
             return usage(&e);
@@ -76,7 +78,11 @@ pub fn preprocess(args: &[String]) -> i32 {
     match args {
         [] => {}
         [s, renderer] if s == "supports" => {
-            return if crate::book::mdbook::supports(renderer) { 0 } else { 1 };
+            return if crate::book::mdbook::supports(renderer) {
+                0
+            } else {
+                1
+            };
         }
         _ => return usage("usage: xla-spec mdbook-preprocess [supports RENDERER]"),
     }
@@ -87,7 +93,11 @@ pub fn preprocess(args: &[String]) -> i32 {
     match crate::book::mdbook::process(&input) {
         Ok(out) => {
             let mut so = std::io::stdout();
-            if so.write_all(out.as_bytes()).and_then(|_| so.flush()).is_err() {
+            if so
+                .write_all(out.as_bytes())
+                .and_then(|_| so.flush())
+                .is_err()
+            {
                 return 1;
             }
             0
