@@ -124,6 +124,8 @@ fn join_lines(original: &str, lines: Vec<String>) -> String {
 struct Regions {
     verbatim: Vec<Range<usize>>,
     math: Vec<(Range<usize>, String, bool)>,
+    /// Inline code outside links, with its text (a label written as code becomes a link).
+    code: Vec<(Range<usize>, String)>,
 }
 
 fn regions(text: &str) -> Regions {
@@ -131,8 +133,16 @@ fn regions(text: &str) -> Regions {
     let mut math = Vec::new();
     let parser = Parser::new_ext(text, options() | Options::ENABLE_MATH).into_offset_iter();
     let mut depth_code = 0usize;
+    let mut depth_link = 0usize;
+    let mut code = Vec::new();
     for (ev, range) in parser {
         match ev {
+            Event::Start(Tag::Link { .. }) => depth_link += 1,
+            Event::End(TagEnd::Link) => depth_link = depth_link.saturating_sub(1),
+            Event::Code(c) if depth_code == 0 && depth_link == 0 => {
+                code.push((range.clone(), c.to_string()));
+                verbatim.push(range)
+            }
             Event::Start(Tag::CodeBlock(_) | Tag::HtmlBlock) => {
                 if depth_code == 0 {
                     verbatim.push(range);
@@ -150,7 +160,11 @@ fn regions(text: &str) -> Regions {
             _ => {}
         }
     }
-    Regions { verbatim, math }
+    Regions {
+        verbatim,
+        math,
+        code,
+    }
 }
 
 /// 1-based line of a byte offset.
@@ -273,6 +287,22 @@ pub fn math_and_references(
                 "{page}:{}: the reference [r:{}] names a label no page defines",
                 rf.line, rf.label
             )),
+        }
+    }
+    // A label written as inline code (`pad.scalar_operand` in an operands table) links to its rule.
+    for (range, c) in &r.code {
+        if let Some(target) = label_pages.get(c.as_str())
+            && &text[range.clone()] == format!("`{c}`")
+        {
+            let href = if target == page {
+                String::new()
+            } else {
+                relative_link(page, target)
+            };
+            edits.push((
+                range.clone(),
+                format!("[`{c}`]({href}#{})", super::r#gen::label_anchor(c)),
+            ));
         }
     }
     if !errors.is_empty() {
@@ -400,6 +430,16 @@ mod tests {
                 "See [`slice.limit_in_range`](../../ops/slice.md#slice.limit_in_range), not `"
             ),
             "{out}"
+        );
+        let out = math_and_references(
+            "ops/x/pad.md",
+            "`slice.limit_in_range` and [`slice.limit_in_range`](x.md)\n",
+            &labels,
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "[`slice.limit_in_range`](../../ops/slice.md#slice.limit_in_range) and [`slice.limit_in_range`](x.md)\n"
         );
         let e = math_and_references("a.md", "x\n[r:no.such_rule]\n", &labels).unwrap_err();
         assert!(
