@@ -2,6 +2,7 @@
 //! testable as a library. Argument parsing is hand-written (no dependency): each subcommand walks
 //! its arguments once, and every problem is a one-line message with exit status 2.
 
+mod book;
 mod conform;
 mod run;
 
@@ -16,12 +17,14 @@ USAGE:
 COMMANDS:
     run FILE.hlo [ARG...]     evaluate a module on the reference runtime and print its result
     conform [PATH...]         run the book's examples and the golden cases against a backend
+    book [--book DIR] [--out DIR]   check and render the book to target/book (offline HTML)
+    mdbook-preprocess         the same checks and rewriting, as an mdbook preprocessor
     bench [ARGS...]           measure the fast kernels against their naive oracles
     help [COMMAND]            show this help, or a command's help
 
 Exit status: 0 success, 1 a runtime error or a failing case, 2 an invalid or malformed module,
 argument or file, or a usage error.
-Run `xla-spec help run` or `xla-spec help conform` for the options.
+Run `xla-spec help run`, `xla-spec help conform` or `xla-spec help book` for the options.
 ";
 
 /// Runs the command line `args` (without the program name); returns the exit status.
@@ -34,11 +37,14 @@ pub fn main(args: &[String]) -> i32 {
     match cmd.as_str() {
         "run" => run::main(rest),
         "conform" => conform::main(rest),
+        "book" => book::main(rest),
+        "mdbook-preprocess" => book::preprocess(rest),
         "bench" => crate::kernels::bench::main(rest),
         "help" | "--help" | "-h" => {
             let text = match rest.first().map(String::as_str) {
                 Some("run") => run::HELP,
                 Some("conform") => conform::HELP,
+                Some("book" | "mdbook-preprocess") => book::HELP,
                 _ => HELP,
             };
             print!("{text}");
