@@ -292,7 +292,7 @@ pub fn math_and_references(
     // A label written as inline code (`pad.scalar_operand` in an operands table) links to its rule.
     for (range, c) in &r.code {
         if let Some(target) = label_pages.get(c.as_str())
-            && &text[range.clone()] == format!("`{c}`")
+            && text[range.clone()] == format!("`{c}`")
         {
             let href = if target == page {
                 String::new()
