@@ -3,6 +3,7 @@
 //! its arguments once, and every problem is a one-line message with exit status 2.
 
 mod conform;
+mod golden;
 mod run;
 
 use std::io::Write;
@@ -16,6 +17,7 @@ USAGE:
 COMMANDS:
     run FILE.hlo [ARG...]     evaluate a module on the reference runtime and print its result
     conform [PATH...]         run the book's examples and the golden cases against a backend
+    golden record FILE.hlo    write a golden case whose expected value comes from another backend
     bench [ARGS...]           measure the fast kernels against their naive oracles
     help [COMMAND]            show this help, or a command's help
 
@@ -34,11 +36,13 @@ pub fn main(args: &[String]) -> i32 {
     match cmd.as_str() {
         "run" => run::main(rest),
         "conform" => conform::main(rest),
+        "golden" => golden::main(rest),
         "bench" => crate::kernels::bench::main(rest),
         "help" | "--help" | "-h" => {
             let text = match rest.first().map(String::as_str) {
                 Some("run") => run::HELP,
                 Some("conform") => conform::HELP,
+                Some("golden") => golden::HELP,
                 _ => HELP,
             };
             print!("{text}");
