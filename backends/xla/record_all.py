@@ -36,7 +36,8 @@ CASES = []  # (family, name, hlo, options dict)
 
 
 def case(family, name, hlo, **opts):
-    CASES.append((family, name, "HloModule m\n\n" + hlo.strip() + "\n", opts))
+    header = "HloModule m" + (f", replica_count={opts['replicas']}" if opts.get("replicas") else "")
+    CASES.append((family, name, header + "\n\n" + hlo.strip() + "\n", opts))
 
 
 def unary(op, ty, shape="[6]", out=None, tol=None, pre=None):
@@ -136,7 +137,7 @@ for ty in ["f32", "s32", "pred", "bf16", "c64", "u64"]:
     case(M, f"reverse_{ty}", f"ENTRY e {{\n  p = {ty}[3,4] parameter(0)\n  ROOT r = {ty}[3,4] reverse(p), dimensions={{0,1}}\n}}")
 case(M, "broadcast_scalar", "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[2,3] broadcast(p), dimensions={}\n}")
 case(M, "broadcast_middle", "ENTRY e {\n  p = s32[3] parameter(0)\n  ROOT r = s32[2,3,2] broadcast(p), dimensions={1}\n}")
-case(M, "broadcast_transposing", "ENTRY e {\n  p = f32[2,3] parameter(0)\n  ROOT r = f32[3,4,2] broadcast(p), dimensions={2,0}\n}")
+case(M, "broadcast_outer_dims", "ENTRY e {\n  p = f32[2,3] parameter(0)\n  ROOT r = f32[2,4,3] broadcast(p), dimensions={0,2}\n}")
 case(M, "concatenate_dim0", "ENTRY e {\n  a = f32[2,3] parameter(0)\n  b = f32[1,3] parameter(1)\n  ROOT r = f32[3,3] concatenate(a, b), dimensions={0}\n}")
 case(M, "concatenate_three_dim1", "ENTRY e {\n  a = s32[2,1] parameter(0)\n  b = s32[2,3] parameter(1)\n  c = s32[2,2] parameter(2)\n  ROOT r = s32[2,6] concatenate(a, b, c), dimensions={1}\n}")
 case(M, "copy", "ENTRY e {\n  p = f32[2,3] parameter(0)\n  ROOT r = f32[2,3] copy(p)\n}")
@@ -145,7 +146,7 @@ for ty, dims, d in [("s32", "[5]", 0), ("f32", "[2,3]", 1), ("u8", "[3,2,2]", 0)
     case(M, f"iota_{ty}_dim{d}", f"ENTRY e {{\n  ROOT r = {ty}{dims} iota(), iota_dimension={d}\n}}")
 case(M, "pad_edges", "ENTRY e {\n  p = f32[2,3] parameter(0)\n  z = f32[] parameter(1)\n  ROOT r = f32[4,6] pad(p, z), padding=1_1x2_1\n}")
 case(M, "pad_interior", "ENTRY e {\n  p = s32[3] parameter(0)\n  z = s32[] constant(0)\n  ROOT r = s32[7] pad(p, z), padding=0_0_2\n}")
-case(M, "pad_negative", "ENTRY e {\n  p = f32[5] parameter(0)\n  z = f32[] constant(9)\n  ROOT r = f32[5] pad(p, z), padding=-1_2_0\n}")
+case(M, "pad_negative", "ENTRY e {\n  p = f32[5] parameter(0)\n  z = f32[] constant(9)\n  ROOT r = f32[6] pad(p, z), padding=-1_2_0\n}")
 case(M, "pad_mixed_2d", "ENTRY e {\n  p = s32[2,2] parameter(0)\n  z = s32[] constant(-1)\n  ROOT r = s32[4,3] pad(p, z), padding=-1_2_1x0_0_1\n}")
 case(M, "reshape_split", "ENTRY e {\n  p = f32[6] parameter(0)\n  ROOT r = f32[2,3] reshape(p)\n}")
 case(M, "reshape_merge", "ENTRY e {\n  p = s32[2,3,2] parameter(0)\n  ROOT r = s32[3,4] reshape(p)\n}")
@@ -191,10 +192,10 @@ for ty in ["f32", "s32", "bf16"]:
 case(R, "reduce_argmax_variadic", "argmax {\n  av = f32[] parameter(0)\n  ai = s32[] parameter(1)\n  bv = f32[] parameter(2)\n  bi = s32[] parameter(3)\n  gt = pred[] compare(av, bv), direction=GT\n  eq = pred[] compare(av, bv), direction=EQ\n  lt = pred[] compare(ai, bi), direction=LT\n  tie = pred[] and(eq, lt)\n  keep = pred[] or(gt, tie)\n  v = f32[] select(keep, av, bv)\n  i = s32[] select(keep, ai, bi)\n  ROOT r = (f32[], s32[]) tuple(v, i)\n}\n\nENTRY e {\n  p = f32[3,5] parameter(0)\n  i = s32[3,5] iota(), iota_dimension=1\n  ninf = f32[] constant(-inf)\n  z = s32[] constant(0)\n  ROOT r = (f32[3], s32[3]) reduce(p, i, ninf, z), dimensions={1}, to_apply=argmax\n}")
 case(R, "reduce_window_sum_strided", ADD.replace("{t}", "f32") + "ENTRY e {\n  p = f32[4,6] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[2,3] reduce-window(p, z), window={size=2x2 stride=2x2}, to_apply=add\n}")
 case(R, "reduce_window_max_padded", MAX.replace("{t}", "s32") + "ENTRY e {\n  p = s32[5] parameter(0)\n  z = s32[] constant(-100)\n  ROOT r = s32[5] reduce-window(p, z), window={size=3 pad=1_1}, to_apply=max\n}")
-case(R, "reduce_window_dilated", ADD.replace("{t}", "s32") + "ENTRY e {\n  p = s32[7] parameter(0)\n  z = s32[] constant(0)\n  ROOT r = s32[3] reduce-window(p, z), window={size=3 stride=2 rhs_dilate=2}, to_apply=add\n}")
+case(R, "reduce_window_dilated", ADD.replace("{t}", "s32") + "ENTRY e {\n  p = s32[7] parameter(0)\n  z = s32[] constant(0)\n  ROOT r = s32[2] reduce-window(p, z), window={size=3 stride=2 rhs_dilate=2}, to_apply=add\n}")
 case(R, "reduce_window_base_dilated", ADD.replace("{t}", "s32") + "ENTRY e {\n  p = s32[4] parameter(0)\n  z = s32[] constant(0)\n  ROOT r = s32[6] reduce-window(p, z), window={size=2 lhs_dilate=2}, to_apply=add\n}")
 case(R, "select_and_scatter_max_pool_grad", "ge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\n\n" + ADD.replace("{t}", "f32") + "ENTRY e {\n  p = f32[4,6] parameter(0)\n  s = f32[2,3] parameter(1)\n  z = f32[] constant(0)\n  ROOT r = f32[4,6] select-and-scatter(p, s, z), window={size=2x2 stride=2x2}, select=ge, scatter=add\n}")
-case(R, "select_and_scatter_overlapping", "ge {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\n\n" + ADD.replace("{t}", "s32") + "ENTRY e {\n  p = s32[6] parameter(0)\n  s = s32[2] parameter(1)\n  z = s32[] constant(0)\n  ROOT r = s32[6] select-and-scatter(p, s, z), window={size=3 stride=2 pad=0_1}, select=ge, scatter=add\n}")
+case(R, "select_and_scatter_overlapping", "ge {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\n\n" + ADD.replace("{t}", "s32") + "ENTRY e {\n  p = s32[6] parameter(0)\n  s = s32[3] parameter(1)\n  z = s32[] constant(0)\n  ROOT r = s32[6] select-and-scatter(p, s, z), window={size=3 stride=2 pad=0_1}, select=ge, scatter=add\n}")
 LT = "lt {\n  a = {t}[] parameter(0)\n  b = {t}[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=LT\n}\n\n"
 for ty in ["f32", "s32", "u8"]:
     case(R, f"sort_ascending_{ty}", LT.replace("{t}", ty) + f"ENTRY e {{\n  p = {ty}[10] parameter(0)\n  ROOT r = {ty}[10] sort(p), dimensions={{0}}, to_apply=lt\n}}")

@@ -225,7 +225,7 @@ mod tests {
         assert_eq!(x.find("golden::b::f::tokens"), None);
         assert_eq!(x.find("golden::numerics::fft::x"), Some(2));
         assert_eq!(x.entries[2].category, Category::ImplementationDefined);
-        let names = ["golden::a::exact", "golden::b::x::takn", "book::fft"];
+        let names = ["golden::a::exact", "golden::b::x::tokan", "book::fft"];
         assert_eq!(x.stale(names), vec![3]);
     }
 
