@@ -382,7 +382,12 @@ fn expected_failures_xfail_xpass_and_stale() {
         "{page}"
     );
     assert!(
-        page.contains("### The backend deviates from its documented semantics (1)\n\nThe backend adds wrongly. (name `golden::f::known_bad`):\n\n- `golden::f::known_bad`"),
+        page.contains("### The backend deviates from its documented semantics (1)\n\nThe backend adds wrongly.\n\n- `golden::f::known_bad` ("),
+        "{page}"
+    );
+    // A mismatch shows its first differing element on the page.
+    assert!(
+        page.contains("(exact comparison); at \\[0\\]: got 2, want 0"),
         "{page}"
     );
     // Only listed failures left: exit 0. --filter does not make entries stale.

@@ -11,7 +11,7 @@
 //! ]}
 //! ```
 //!
-//! `name` matches one case exactly; `pattern` is a glob (`*` any run of characters, `?` one) over
+//! `name` matches one case exactly, `names` each of a list exactly; `pattern` is a glob (`*` any run of characters, `?` one) over
 //! the whole name when it holds `*` or `?`, and otherwise a substring. The first matching entry
 //! wins. A listed case that fails is an expected failure (XFAIL); one that passes is reported
 //! (XPASS: the entry is out of date, or the backend was fixed); an entry that matches no loaded case
@@ -70,6 +70,8 @@ impl fmt::Display for Category {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Selector {
     Name(String),
+    /// Several cases by exact name, sharing one reason.
+    Names(Vec<String>),
     Pattern(String),
 }
 
@@ -77,6 +79,7 @@ impl Selector {
     pub fn matches(&self, case: &str) -> bool {
         match self {
             Selector::Name(n) => n == case,
+            Selector::Names(ns) => ns.iter().any(|n| n == case),
             Selector::Pattern(p) if p.contains(['*', '?']) => glob(p.as_bytes(), case.as_bytes()),
             Selector::Pattern(p) => case.contains(p.as_str()),
         }
@@ -87,6 +90,8 @@ impl fmt::Display for Selector {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Selector::Name(n) => write!(f, "name `{n}`"),
+            Selector::Names(ns) if ns.len() == 1 => write!(f, "name `{}`", ns[0]),
+            Selector::Names(ns) => write!(f, "{} names", ns.len()),
             Selector::Pattern(p) => write!(f, "pattern `{p}`"),
         }
     }
@@ -147,9 +152,12 @@ impl ExpectedFailures {
 fn parse_entry(e: &Value) -> Result<Entry, String> {
     let o = e.as_object().ok_or("an entry must be a JSON object")?;
     for k in o.keys() {
-        if !matches!(k.as_str(), "name" | "pattern" | "category" | "reason") {
+        if !matches!(
+            k.as_str(),
+            "name" | "names" | "pattern" | "category" | "reason"
+        ) {
             return Err(format!(
-                "unknown key \"{k}\" (allowed: name, pattern, category, reason)"
+                "unknown key \"{k}\" (allowed: name, names, pattern, category, reason)"
             ));
         }
     }
@@ -160,10 +168,27 @@ fn parse_entry(e: &Value) -> Result<Entry, String> {
             Some(_) => Err(format!("\"{k}\" must be a non-empty string")),
         }
     };
-    let selector = match (text("name")?, text("pattern")?) {
-        (Some(n), None) => Selector::Name(n),
-        (None, Some(p)) => Selector::Pattern(p),
-        _ => return Err("an entry has exactly one of \"name\" and \"pattern\"".into()),
+    let names = match o.get("names") {
+        None => None,
+        Some(Value::Array(a)) if !a.is_empty() => Some(
+            a.iter()
+                .map(|n| {
+                    n.as_str()
+                        .filter(|s| !s.trim().is_empty())
+                        .map(str::to_string)
+                        .ok_or("\"names\" must list non-empty strings")
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        Some(_) => return Err("\"names\" must be a non-empty list of case names".into()),
+    };
+    let selector = match (text("name")?, names, text("pattern")?) {
+        (Some(n), None, None) => Selector::Name(n),
+        (None, Some(ns), None) => Selector::Names(ns),
+        (None, None, Some(p)) => Selector::Pattern(p),
+        _ => {
+            return Err("an entry has exactly one of \"name\", \"names\" and \"pattern\"".into());
+        }
     };
     let cat = text("category")?.ok_or("an entry needs a \"category\"")?;
     let category = Category::parse(&cat).ok_or_else(|| {
@@ -211,13 +236,16 @@ mod tests {
       {"name": "golden::a::exact", "category": "deviates", "reason": "A bug."},
       {"pattern": "golden::b::*::tok?n", "category": "unsupported", "reason": "No tokens."},
       {"pattern": "fft", "category": "implementation-defined", "reason": "Rounding."},
-      {"name": "golden::gone", "category": "deviates", "reason": "Was fixed."}
+      {"name": "golden::gone", "category": "deviates", "reason": "Was fixed."},
+      {"names": ["book::x", "book::y"], "category": "deviates", "reason": "Two at once."}
     ]}"#;
 
     #[test]
     fn names_globs_and_substrings() {
         let x = ExpectedFailures::parse(FILE).unwrap();
-        assert_eq!(x.entries.len(), 4);
+        assert_eq!(x.entries.len(), 5);
+        assert_eq!(x.find("book::y"), Some(4));
+        assert_eq!(x.find("book::x::z"), None);
         assert_eq!(x.find("golden::a::exact"), Some(0));
         assert_eq!(x.find("golden::a::exact2"), None);
         assert_eq!(x.find("golden::b::f::token"), Some(1));
@@ -225,7 +253,12 @@ mod tests {
         assert_eq!(x.find("golden::b::f::tokens"), None);
         assert_eq!(x.find("golden::numerics::fft::x"), Some(2));
         assert_eq!(x.entries[2].category, Category::ImplementationDefined);
-        let names = ["golden::a::exact", "golden::b::x::tokan", "book::fft"];
+        let names = [
+            "golden::a::exact",
+            "golden::b::x::tokan",
+            "book::fft",
+            "book::x",
+        ];
         assert_eq!(x.stale(names), vec![3]);
     }
 

@@ -6,7 +6,7 @@
 //! passed). Only unexpected failures fail the run.
 
 use super::case::Case;
-use super::expected::{Category, ExpectedFailures};
+use super::expected::{Category, ExpectedFailures, Selector};
 use super::runner::{Outcome, Status};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -242,7 +242,14 @@ impl Report {
             keys.dedup();
             for k in keys {
                 let e = &self.expected.entries[k];
-                let _ = writeln!(s, "{} ({}):\n", md_text(&e.reason), e.selector);
+                match &e.selector {
+                    Selector::Pattern(_) => {
+                        let _ = writeln!(s, "{} ({}):\n", md_text(&e.reason), e.selector);
+                    }
+                    _ => {
+                        let _ = writeln!(s, "{}\n", md_text(&e.reason));
+                    }
+                }
                 for &i in in_cat.iter().filter(|&&i| self.listed[i] == Some(k)) {
                     self.case_line(&mut s, i);
                 }
@@ -291,7 +298,7 @@ impl Report {
             "- `{}` ({}): {}",
             md_code(name),
             md_text(origin),
-            md_text(&short_reason(&o.message))
+            md_text(&page_reason(&o.message))
         );
     }
 }
@@ -325,6 +332,18 @@ fn md_text(s: &str) -> String {
         }
     }
     out
+}
+
+/// A message's first two lines (a value mismatch names the first differing element on its second),
+/// on one line and shortened, for the Markdown page.
+fn page_reason(message: &str) -> String {
+    let two: Vec<&str> = message.lines().take(2).map(str::trim).collect();
+    let text = two.join("; ");
+    if text.chars().count() > 240 {
+        format!("{}...", text.chars().take(240).collect::<String>())
+    } else {
+        text
+    }
 }
 
 /// The first line of a message, shortened, for the one-line-per-failure listing.
