@@ -278,3 +278,263 @@ fn replicas_meet_at_collectives() {
         "replica 0: u32[] 0\nreplica 1: u32[] 1\n"
     );
 }
+
+const DOUBLE_S32: &str =
+    "HloModule m\nENTRY e {\n  p = s32[2] parameter(0)\n  ROOT a = s32[2] add(p, p)\n}\n";
+
+fn s32_case(name: &str, want: &str) -> String {
+    format!(
+        r#"{{"name": "{name}", "hlo": {}, "args": [{{"shape": "s32[2]", "data": [1, 2]}}], "expected": {{"shape": "s32[2]", "data": {want}}}}}"#,
+        serde_json::to_string(DOUBLE_S32).unwrap()
+    )
+}
+
+#[test]
+fn expected_failures_xfail_xpass_and_stale() {
+    let dir = std::env::temp_dir().join(format!("xla-spec-xfail-{}", std::process::id()));
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    std::fs::write(
+        cases.join("f.json"),
+        format!(
+            "{{\"cases\": [{}, {}, {}, {}]}}",
+            s32_case("ok", "[2, 4]"),
+            s32_case("known_bad", "[2, 5]"),
+            s32_case("listed_but_passes", "[2, 4]"),
+            s32_case("other_bad", "[0, 0]")
+        ),
+    )
+    .unwrap();
+    let xfail = dir.join("xfail.json");
+    std::fs::write(
+        &xfail,
+        r#"{"expected_failures": [
+  {"name": "golden::f::known_bad", "category": "deviates", "reason": "The backend adds wrongly."},
+  {"pattern": "*::listed_but_*", "category": "implementation-defined", "reason": "Either answer."},
+  {"pattern": "no_such_case", "category": "unsupported", "reason": "Gone."}
+]}"#,
+    )
+    .unwrap();
+    let report = dir.join("r.json");
+    let md = dir.join("r.md");
+    let conform = |extra: &[&str]| {
+        bin()
+            .arg("conform")
+            .arg(&cases)
+            .arg("--expected-failures")
+            .arg(&xfail)
+            .arg("--report")
+            .arg(&report)
+            .arg("--report-md")
+            .arg(&md)
+            .args(["--report-title", "Report on reference"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // One failure nobody listed: exit 1, and every kind of line is printed.
+    let out = conform(&[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("FAIL golden::f::other_bad: value mismatch"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("XFAIL golden::f::known_bad: value mismatch"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("XPASS golden::f::listed_but_passes"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("STALE expected failure pattern `no_such_case`: matches no case"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("2 passed, 1 failed, 0 skipped, 1 expected failures (25.0%), 1 unexpected passes, 1 stale entries"),
+        "{stdout}"
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(r["failed"], 1);
+    assert_eq!(r["expected_failures"], 1);
+    let by_name = |n: &str| {
+        r["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == format!("golden::f::{n}"))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by_name("known_bad")["status"], "xfail");
+    assert_eq!(
+        by_name("known_bad")["expected_failure"]["reason"],
+        "The backend adds wrongly."
+    );
+    assert_eq!(by_name("listed_but_passes")["unexpected_pass"], true);
+    let page = std::fs::read_to_string(&md).unwrap();
+    assert!(page.starts_with("# Report on reference\n"), "{page}");
+    assert!(
+        page.contains("## Unexpected failures\n\n- `golden::f::other_bad`"),
+        "{page}"
+    );
+    assert!(
+        page.contains("### The backend deviates from its documented semantics (1)\n\nThe backend adds wrongly.\n\n- `golden::f::known_bad` ("),
+        "{page}"
+    );
+    // A mismatch shows its first differing element on the page.
+    assert!(
+        page.contains("(exact comparison); at \\[0\\]: got 2, want 0"),
+        "{page}"
+    );
+    // Only listed failures left: exit 0. --filter does not make entries stale.
+    let out = conform(&["--filter", "known_bad"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("0 passed, 0 failed, 0 skipped, 1 expected failures (100.0%), 0 unexpected passes, 1 stale entries"), "{stdout}");
+    // A malformed list is a usage error that names the entry; reports never overwrite inputs.
+    std::fs::write(
+        dir.join("bad.json"),
+        r#"[{"name": "x", "category": "maybe", "reason": "r"}]"#,
+    )
+    .unwrap();
+    let out = bin()
+        .arg("conform")
+        .arg(&cases)
+        .arg("--expected-failures")
+        .arg(dir.join("bad.json"))
+        .output()
+        .unwrap();
+    check(&out, 2, "entry 0: unknown category \"maybe\"");
+    let out = bin()
+        .arg("conform")
+        .arg(&cases)
+        .arg("--expected-failures")
+        .arg(&xfail)
+        .arg("--report-md")
+        .arg(&xfail)
+        .output()
+        .unwrap();
+    check(&out, 2, "would overwrite an input file");
+    assert!(
+        std::fs::read_to_string(&xfail)
+            .unwrap()
+            .contains("adds wrongly")
+    );
+}
+
+#[test]
+fn golden_record_writes_a_case_with_provenance() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("note: python3 is not installed; skipping");
+        return;
+    }
+    let root = env!("CARGO_MANIFEST_DIR");
+    let dir = std::env::temp_dir().join(format!("xla-spec-record-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let hlo = dir.join("mul.hlo");
+    std::fs::write(
+        &hlo,
+        "HloModule m\nENTRY e {\n  p = f32[3] parameter(0)\n  q = f32[3] parameter(1)\n  ROOT r = f32[3] multiply(p, q)\n}\n",
+    )
+    .unwrap();
+    let backend = format!("python3 {root}/backends/example/backend.py");
+    let out_file = dir.join("golden").join("mul").join("rec.json");
+    let record = |extra: &[&str]| {
+        bin()
+            .args(["golden", "record"])
+            .arg(&hlo)
+            .args(["--backend", &backend, "--out"])
+            .arg(&out_file)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = record(&["f32[3] {1, -2, 0.5}", "f32[3] {3, 4, 8}"]);
+    check(&out, 0, "");
+    let case: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    assert_eq!(
+        case["expected"]["data"],
+        serde_json::json!([3.0, -8.0, 4.0])
+    );
+    assert_eq!(case["expected"]["shape"], "f32[3]");
+    // The example backend does not answer `info`: the command line stands in for its name.
+    assert_eq!(case["provenance"]["backend"], backend.as_str());
+    assert!(case["provenance"].get("random_args_seed").is_none());
+    // The recorded case passes on the reference runtime.
+    let out = bin().arg("conform").arg(&out_file).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "1 passed, 0 failed, 0 skipped\n"
+    );
+    // An existing file is not replaced without --force, and is left as it was.
+    let before = std::fs::read_to_string(&out_file).unwrap();
+    let out = record(&["--random-args", "--seed", "5"]);
+    check(&out, 2, "exists; pass --force");
+    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), before);
+    let out = record(&["--random-args", "--seed", "5", "--force"]);
+    check(&out, 0, "");
+    let case: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    assert_eq!(case["provenance"]["random_args_seed"], 5);
+    let drawn = case["args"][0]["data"].as_array().unwrap();
+    assert!(
+        drawn
+            .iter()
+            .all(|x| (x.as_f64().unwrap() * 8.0).fract() == 0.0),
+        "{drawn:?}"
+    );
+    // --name adds to a case list; the same name again needs --force.
+    let list = dir.join("list.json");
+    for (name, code) in [("a", 0), ("b", 0), ("a", 2)] {
+        let out = bin()
+            .args(["golden", "record"])
+            .arg(&hlo)
+            .args([
+                "--random-args",
+                "--backend",
+                &backend,
+                "--name",
+                name,
+                "--out",
+            ])
+            .arg(&list)
+            .output()
+            .unwrap();
+        check(&out, code, "already has a case named `a`");
+    }
+    let out = bin().arg("conform").arg(&list).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "2 passed, 0 failed, 0 skipped\n"
+    );
+    // A refusal writes nothing and exits 1; the module file is never the output.
+    std::fs::write(
+        &hlo,
+        "HloModule m\nENTRY e {\n  p = f32[3] parameter(0)\n  ROOT r = f32[3] negate(p)\n}\n",
+    )
+    .unwrap();
+    let refused = dir.join("refused.json");
+    let out = bin()
+        .args(["golden", "record"])
+        .arg(&hlo)
+        .args(["--random-args", "--backend", &backend, "--out"])
+        .arg(&refused)
+        .output()
+        .unwrap();
+    check(&out, 1, "the backend gave no value");
+    assert!(!refused.exists());
+    let out = bin()
+        .args(["golden", "record"])
+        .arg(&hlo)
+        .args(["--random-args", "--backend", &backend, "--force", "--out"])
+        .arg(&hlo)
+        .output()
+        .unwrap();
+    check(&out, 2, "is the module file itself");
+}

@@ -125,3 +125,41 @@ fn a_program_that_is_not_a_backend_fails_cleanly() {
         "{e}"
     );
 }
+
+/// A backend in a few lines of Python that answers `info`, and a fixed literal for every module.
+fn info_backend() -> ProcessBackend {
+    let dir = std::env::temp_dir().join(format!("xla-spec-info-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("info_backend.py");
+    std::fs::write(
+        &script,
+        "import json, sys\nfor line in sys.stdin:\n    r = json.loads(line)\n    if r.get('info'):\n        print(json.dumps({'id': r['id'], 'info': {'name': 'fake', 'version': '9.9'}}), flush=True)\n    else:\n        print(json.dumps({'id': r['id'], 'result': {'shape': 's32[]', 'data': [7]}}), flush=True)\n",
+    )
+    .unwrap();
+    ProcessBackend::new(
+        &format!("python3 '{}'", script.display()),
+        Duration::from_secs(30),
+    )
+}
+
+#[test]
+fn info_names_the_backend_when_it_answers() {
+    if !python() {
+        return;
+    }
+    let mut b = info_backend();
+    let i = b.info().expect("the backend answers info");
+    assert_eq!((i.name.as_str(), i.version.as_str()), ("fake", "9.9"));
+    assert_eq!(b.name(), "fake 9.9");
+    let r = exec(&mut b, &module("m", "add"), args()).unwrap();
+    assert_eq!(r.results[0].to_string(), "s32[] 7");
+    assert_eq!(b.starts, 1);
+    // The example backend does not know the request: it refuses, keeps its command line as its
+    // name, and goes on serving.
+    let mut b = backend("", Duration::from_secs(30));
+    assert_eq!(b.info(), None);
+    assert!(b.name().contains("backend.py"), "{}", b.name());
+    let r = exec(&mut b, &module("m", "add"), args()).unwrap();
+    assert_eq!(r.results[0].to_string(), "f32[3] {3, 2.75, nan}");
+    assert_eq!(b.starts, 1);
+}

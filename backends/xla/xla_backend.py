@@ -18,6 +18,7 @@ import json
 import os
 import re
 import sys
+import warnings
 
 MAX_REPLICAS = 8
 FLAG = f"--xla_force_host_platform_device_count={MAX_REPLICAS}"
@@ -33,6 +34,8 @@ import jaxlib._hlo as hlo  # noqa: E402
 from jaxlib import _jax  # noqa: E402
 from jax._src.lib import xla_client as xc  # noqa: E402
 
+# The adapter forks only to run XLA's parser in a child that does nothing else and exits.
+warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called")
 # Without this jax silently narrows 64-bit arguments to 32 bits.
 jax.config.update("jax_enable_x64", True)
 
@@ -99,8 +102,10 @@ def parse_shape(text):
         ty = m.group(1)
         if ty == "token":
             return ("token",)
-        dims = [int(d.replace("<=", "")) for d in m.group(2).split(",") if d.strip()]
-        return ("array", ty, dims)
+        raw = [d.strip() for d in m.group(2).split(",") if d.strip()]
+        dims = [int(d.replace("<=", "")) for d in raw]
+        dynamic = [d.startswith("<=") for d in raw]
+        return ("array", ty, dims, dynamic, m.group(0))
 
     s = shape()
     return s
@@ -136,12 +141,21 @@ def float_in(v):
     return float(v)
 
 
-def literal_to_numpy(lit):
+def flatten_literal(lit):
+    """The array leaves of a (possibly nested tuple) literal, in order; tokens are dropped (the
+    entry wrapper makes its own)."""
     if "tuple" in lit:
-        raise Unsupported("tuple arguments are not supported by the XLA adapter")
+        out = []
+        for e in lit["tuple"]:
+            out.extend(flatten_literal(e))
+        return out
     if "token" in lit:
-        raise Unsupported("token arguments are not supported by the XLA adapter")
-    kind, ty, dims = parse_shape(lit["shape"])
+        return []
+    return [lit]
+
+
+def literal_to_numpy(lit):
+    kind, ty, dims = parse_shape(lit["shape"])[:3]
     dtype = DTYPES[ty]
     data = [scalar_in(ty, v) for v in lit["data"]]
     if ty in ("u64", "s64"):
@@ -200,6 +214,7 @@ def assemble(shape, arrays):
     return build(shape)
 
 
+
 # ---------------------------------------------------------------- execution
 
 _client = None
@@ -212,25 +227,205 @@ def client():
     return _client
 
 
-def entry_result_shape(module):
+def entry_layout(module):
+    """The entry computation's parameter shapes and result shape, from XLA's own parse."""
     text = module.to_string()
     # XLA's printer annotates long tuples with /*index=N*/ comments.
     first = re.sub(r"/\*.*?\*/", "", text.split("\n", 1)[0])
     m = re.search(r"entry_computation_layout=\{\((.*)\)->(.*)\}", first)
     if not m:
         raise Unsupported("cannot read the entry computation layout")
-    return parse_shape(m.group(2))
+    params = parse_shape("(" + m.group(1) + ")")[1]
+    return params, parse_shape(m.group(2))
+
+
+def shape_str(shape):
+    if shape[0] == "tuple":
+        return "(" + ", ".join(shape_str(e) for e in shape[1]) + ")"
+    if shape[0] == "token":
+        return "token[]"
+    return shape[4]
+
+
+def static_str(shape):
+    """The shape with every dynamic dimension at its bound (how arguments and results travel)."""
+    return f"{shape[1]}[{','.join(str(d) for d in shape[2])}]"
+
+
+def needs_wrapper(params, result):
+    def odd(s, top):
+        if s[0] == "tuple":
+            return top or any(odd(e, False) for e in s[1])
+        if s[0] == "token":
+            return top
+        return any(s[3])
+    # A token cannot be read back as an array: the wrapper leaves tokens out of its result.
+    return any(odd(p, True) for p in params) or any(l[0] == "token" for l in leaves(result))
+
+
+# Opcodes XLA:CPU cannot run here: infeed/outfeed/send/recv wait for a host transfer that never
+# comes, so they would hang until the harness's timeout. Refuse them at once.
+BLOCKING = re.compile(r"=\s*[^=]*?\b(infeed|outfeed|send|recv|send-done|recv-done)\(")
+
+
+def wrap(text, params, result, args):
+    """Rewrites the module so its ENTRY takes and returns only arrays: a new ENTRY takes the array
+    leaves of the arguments, builds tuples, makes tokens with after-all, calls the original entry,
+    and returns its result's array leaves as one flat tuple (tokens left out)."""
+    m = re.search(r"^ENTRY\s+%?([\w.\-]+)", text, re.M)
+    if not m:
+        raise Unsupported("cannot find the ENTRY computation")
+    # The old entry becomes an ordinary computation under a fresh name: the StableHLO import
+    # calls its entry function `main` and would confuse an old entry of that name with it.
+    name = "xla_adapter_original"
+    body = text[: m.start()] + name + text[m.end():]
+    body = re.sub(r",\s*entry_computation_layout=\{[^\n]*?\}(?=,|\n|$)", "", body, count=1)
+    lines = []
+    flat = []
+    counter = [0]
+
+    def fresh(prefix):
+        counter[0] += 1
+        return f"xla_adapter_{prefix}{counter[0]}"
+
+    def build(shape, lit):
+        if shape[0] == "token":
+            v = fresh("tok")
+            lines.append(f"  {v} = token[] after-all()")
+            return v
+        if shape[0] == "tuple":
+            if "tuple" not in lit or len(lit["tuple"]) != len(shape[1]):
+                raise ValueError(f"argument does not match parameter shape {shape_str(shape)}")
+            parts = [build(e, l) for e, l in zip(shape[1], lit["tuple"])]
+            v = fresh("tuple")
+            lines.append(f"  {v} = {shape_str(shape)} tuple({', '.join(parts)})")
+            return v
+        if "shape" not in lit:
+            raise ValueError(f"argument does not match parameter shape {shape_str(shape)}")
+        p = fresh("arg")
+        lines.append(f"  {p} = {shape_str(shape)} parameter({len(flat)})")
+        flat.append(lit)
+        return p
+
+    operands = [build(ps, a) for ps, a in zip(params, args)]
+    call = fresh("call")
+    lines.append(f"  {call} = {shape_str(result)} call({', '.join(operands)}), to_apply={name}")
+    # Return the result's array leaves as one flat tuple.
+    outs = []
+
+    def walk(shape, v):
+        if shape[0] == "tuple":
+            for i, e in enumerate(shape[1]):
+                g = fresh("gte")
+                lines.append(f"  {g} = {shape_str(e)} get-tuple-element({v}), index={i}")
+                walk(e, g)
+        elif shape[0] == "token":
+            pass
+        else:
+            outs.append((v, shape))
+
+    walk(result, call)
+    root_parts = [v for v, _ in outs]
+    root_shapes = [shape_str(shp) for _, shp in outs]
+    if not outs:
+        # XLA's StableHLO import aborts on an empty result tuple: return a placeholder instead.
+        lines.append("  xla_adapter_none = pred[] constant(false)")
+        root_parts, root_shapes = ["xla_adapter_none"], ["pred[]"]
+    lines.append(f"  ROOT xla_adapter_root = ({', '.join(root_shapes)}) tuple({', '.join(root_parts)})")
+    entry = "\nENTRY xla_adapter_entry {\n" + "\n".join(lines) + "\n}\n"
+    return body.rstrip() + "\n" + entry, flat
+
+
+def unwrap(result, outs):
+    """Rebuilds the result (tuples, tokens) from the wrapper's flat array leaves."""
+    it = iter(outs)
+
+    def build(s):
+        if s[0] == "tuple":
+            return {"tuple": [build(e) for e in s[1]]}
+        if s[0] == "token":
+            return {"token": True}
+        return numpy_to_literal(next(it), s[1])
+
+    return build(result)
+
+
+def to_stablehlo(text, convert=True):
+    """XLA's HLO parser and HLO-to-StableHLO import, run in a forked child: both abort the whole
+    process on some inputs (a failed CHECK), which then takes down only the child, and the request
+    gets an error. Returns the parsed module and the StableHLO bytes."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        code = 0
+        try:
+            module = hlo.hlo_module_from_text(text)
+            out = b"M"
+            if convert:
+                out += _jax.mlir.hlo_to_stablehlo(module.as_serialized_hlo_module_proto())
+        except Exception as e:  # an ordinary refusal: the parent reports it
+            out = f"E{type(e).__name__}: {e}".encode()[:4000]
+            code = 1
+        try:
+            view = memoryview(out)
+            while view:
+                n = os.write(w, view)
+                view = view[n:]
+        finally:
+            os._exit(code)
+    os.close(w)
+    chunks = []
+    while True:
+        chunk = os.read(r, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    msg = b"".join(chunks)
+    if os.WIFSIGNALED(status):
+        raise Unsupported(
+            f"XLA's HLO parser or StableHLO import crashed on this module (signal {os.WTERMSIG(status)})")
+    if os.WEXITSTATUS(status) != 0 or not msg.startswith(b"M"):
+        raise ValueError(msg[1:].decode(errors="replace") or "XLA's HLO parser refused the module")
+    return hlo.hlo_module_from_text(text), msg[1:]
 
 
 def execute(req):
     replicas = int(req.get("replicas", 1) or 1)
     if replicas > MAX_REPLICAS:
         raise Unsupported(f"the adapter runs at most {MAX_REPLICAS} replicas")
-    if req.get("infeed"):
-        raise Unsupported("infeed is not supported by XLA:CPU through this adapter")
-    module = hlo.hlo_module_from_text(req["hlo"])
-    result_shape = entry_result_shape(module)
-    mlir = _jax.mlir.hlo_to_stablehlo(module.as_serialized_hlo_module_proto())
+    text = req["hlo"]
+    blocking = BLOCKING.search(text)
+    if blocking or req.get("infeed"):
+        what = blocking.group(1) if blocking else "infeed"
+        raise Unsupported(f"{what} needs a host transfer XLA:CPU cannot do through this adapter")
+    module, _ = to_stablehlo(text, convert=False)
+    params, result_shape = entry_layout(module)
+    if any(leaf[0] == "array" and any(leaf[3]) for p in params for leaf in leaves(p)):
+        # XLA:CPU pads a dynamic-shaped entry parameter with a PadToStatic custom call it does not
+        # implement; setting the size inside a wrapper gives answers nothing vouches for.
+        raise Unsupported("a dynamic-shaped parameter cannot be passed to XLA:CPU through this adapter")
+    if any(leaf[0] == "array" and any(leaf[3]) for leaf in leaves(result_shape)):
+        # XLA's StableHLO import aborts on a dynamic entry result, and XLA:CPU cannot pad one to
+        # static (no PadToStatic), so there is no way to read its runtime size back.
+        raise Unsupported("a dynamic-shaped result cannot be returned from XLA:CPU through this adapter")
+    per_replica_args = req["args"] if replicas > 1 else [req["args"]]
+    if len(per_replica_args) != replicas:
+        raise ValueError("args must list one argument list per replica")
+    wrapped_result = False
+    if needs_wrapper(params, result_shape):
+        wrapped = [wrap(text, params, result_shape, a) for a in per_replica_args]
+        text = wrapped[0][0]
+        wrapped_result = True
+        module, mlir = to_stablehlo(text)
+        per_replica_args = [w[1] for w in wrapped]
+        out_shape = entry_layout(module)[1]
+    else:
+        module, mlir = to_stablehlo(text)
+        per_replica_args = [[l for a in args for l in flatten_literal(a)] for args in per_replica_args]
+        out_shape = result_shape
     devices = jax.devices("cpu")[:replicas]
     opts = xc.CompileOptions()
     build = opts.executable_build_options
@@ -238,9 +433,6 @@ def execute(req):
     build.num_partitions = 1
     build.device_assignment = xc.DeviceAssignment.create(np.arange(replicas).reshape(replicas, 1))
     exe = client().compile_and_load(mlir, xc.DeviceList(tuple(devices)), opts)
-    per_replica_args = req["args"] if replicas > 1 else [req["args"]]
-    if len(per_replica_args) != replicas:
-        raise ValueError("args must list one argument list per replica")
     nargs = len(per_replica_args[0])
     arrays = []
     for i in range(nargs):
@@ -259,8 +451,15 @@ def execute(req):
     results = []
     for r in range(replicas):
         outs = [np.asarray(per_output[k][r]) for k in range(len(per_output))]
-        results.append(assemble(result_shape, outs))
+        if wrapped_result:
+            results.append(unwrap(result_shape, outs))
+        else:
+            results.append(assemble(out_shape, outs))
     return results[0] if replicas == 1 else results
+
+
+def version():
+    return f"jaxlib {jaxlib.__version__}"
 
 
 def main():
@@ -272,7 +471,10 @@ def main():
         try:
             req = json.loads(line)
             rid = req.get("id")
-            resp = {"id": rid, "result": execute(req)}
+            if req.get("info"):
+                resp = {"id": rid, "info": {"name": "xla-cpu", "version": version()}}
+            else:
+                resp = {"id": rid, "result": execute(req)}
         except Exception as e:  # report every failure as this case's error and keep serving
             resp = {"id": rid, "error": f"{type(e).__name__}: {e}".replace("\n", " ")[:2000]}
         sys.stdout.write(json.dumps(resp) + "\n")
@@ -281,6 +483,6 @@ def main():
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--version":
-        print(f"xla-cpu via jaxlib {jaxlib.__version__}")
+        print(f"xla-cpu via {version()}")
         sys.exit(0)
     main()

@@ -2,7 +2,8 @@
 //! in the book's "Backend protocol" chapter).
 //!
 //! Request, one line: `{"id": N, "hlo": "...", "args": [...], "replicas": R}`, plus
-//! `"infeed": [...]` when there are infeed values. With `R > 1`, `"args"` is a list of per-replica
+//! `"infeed": [...]` when there are infeed values; or `{"id": N, "info": true}`, answered by
+//! `{"id": N, "info": {"name": "...", "version": "..."}}` (optional for a backend). With `R > 1`, `"args"` is a list of per-replica
 //! argument lists. Response, one line: `{"id": N, "result": LITERAL}` (a list of R literals when
 //! `R > 1`) or `{"id": N, "error": "text"}`; either may carry `"outfeed"`.
 //!
@@ -48,6 +49,15 @@ pub struct ProcessBackend {
     next_id: u64,
     /// How many times a child was started (1 after the first case).
     pub starts: usize,
+    /// The backend's answer to an `info` request, once asked.
+    info: Option<BackendInfo>,
+}
+
+/// Who a backend is, from its answer to an `info` request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BackendInfo {
+    pub name: String,
+    pub version: String,
 }
 
 enum FromChild {
@@ -78,6 +88,7 @@ impl ProcessBackend {
             child: None,
             next_id: 1,
             starts: 0,
+            info: None,
         }
     }
 
@@ -170,6 +181,107 @@ impl ProcessBackend {
             stderr: tail,
         });
         Ok(())
+    }
+
+    /// Asks the backend who it is (an `info` request). `None` when it does not answer one (an
+    /// `error` response, or any failure: the backend is restarted for the next request as usual).
+    /// The answer is kept and used as the backend's name in reports.
+    pub fn info(&mut self) -> Option<BackendInfo> {
+        if let Some(i) = &self.info {
+            return Some(i.clone());
+        }
+        if self.child.is_none() {
+            self.start().ok()?;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let obj = self.roundtrip(id, json!({"id": id, "info": true})).ok()?;
+        let i = obj.get("info")?;
+        let field = |k: &str| {
+            i.get(k)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .filter(|s| !s.trim().is_empty())
+        };
+        let info = BackendInfo {
+            name: field("name")?,
+            version: field("version")?,
+        };
+        self.info = Some(info.clone());
+        Some(info)
+    }
+
+    /// Sends one request line and waits (until the timeout) for the response object with `id`.
+    fn roundtrip(&mut self, id: u64, msg: Value) -> Result<serde_json::Map<String, Value>> {
+        let line = format!("{msg}\n");
+        let deadline = Instant::now() + self.timeout;
+        let Some(r) = &mut self.child else {
+            return Err(Error::internal("backend child missing"));
+        };
+        if let Ok(mut t) = r.stderr.lock() {
+            t.bytes.clear();
+        }
+        if r.to_child.send(line).is_err() {
+            return Err(self.failure(CRASHED, "the backend stopped reading requests".into()));
+        }
+        loop {
+            let Some(r) = &mut self.child else {
+                return Err(Error::internal("backend child missing"));
+            };
+            let left = deadline.saturating_duration_since(Instant::now());
+            let got = match r.from_child.recv_timeout(left) {
+                Ok(m) => m,
+                Err(RecvTimeoutError::Timeout) => {
+                    let secs = self.timeout.as_secs_f64();
+                    return Err(self.failure(
+                        TIMEOUT,
+                        format!("the backend did not answer within {secs} s; it was killed"),
+                    ));
+                }
+                Err(RecvTimeoutError::Disconnected) => FromChild::Eof,
+            };
+            let line = match got {
+                FromChild::Line(l) => l,
+                FromChild::Eof => {
+                    return Err(self.failure(
+                        CRASHED,
+                        "the backend exited (or closed its stdout) without answering".into(),
+                    ));
+                }
+                FromChild::Failed(m) => return Err(self.failure(CRASHED, m)),
+            };
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v: Value = match serde_json::from_str(&line) {
+                Ok(v) => v,
+                Err(e) => {
+                    return Err(self.failure(
+                        PROTOCOL,
+                        format!(
+                            "the backend answered a line that is not JSON ({e}): {}",
+                            short(&line)
+                        ),
+                    ));
+                }
+            };
+            let Some(obj) = v.as_object() else {
+                return Err(self.failure(
+                    PROTOCOL,
+                    format!("a response must be a JSON object: {}", short(&line)),
+                ));
+            };
+            if obj.get("id").and_then(Value::as_u64) != Some(id) {
+                return Err(self.failure(
+                    PROTOCOL,
+                    format!(
+                        "expected a response with \"id\": {id}, got: {}",
+                        short(&line)
+                    ),
+                ));
+            }
+            return Ok(obj.clone());
+        }
     }
 
     /// Kills the child (and its process group) and returns the tail of its stderr.
@@ -328,8 +440,12 @@ fn decode(
 }
 
 impl Backend for ProcessBackend {
+    /// `NAME VERSION` once the backend answered an `info` request, else its command line.
     fn name(&self) -> String {
-        self.command.clone()
+        match &self.info {
+            Some(i) => format!("{} {}", i.name, i.version),
+            None => self.command.clone(),
+        }
     }
 
     fn execute(&mut self, req: &Request) -> Result<Response> {
@@ -358,82 +474,15 @@ impl Backend for ProcessBackend {
         if !req.infeed.is_empty() {
             msg["infeed"] = Value::Array(req.infeed.iter().map(literal_to_json).collect());
         }
-        let line = format!("{msg}\n");
-        let deadline = Instant::now() + self.timeout;
-        let Some(r) = &mut self.child else {
-            return Err(Error::internal("backend child missing"));
-        };
-        if let Ok(mut t) = r.stderr.lock() {
-            t.bytes.clear();
+        let obj = self.roundtrip(id, msg)?;
+        if let Some(e) = obj.get("error") {
+            let text = e
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| e.to_string());
+            return Err(Error::runtime(text).with_rule(REFUSED));
         }
-        if r.to_child.send(line).is_err() {
-            return Err(self.failure(CRASHED, "the backend stopped reading requests".into()));
-        }
-        loop {
-            let Some(r) = &mut self.child else {
-                return Err(Error::internal("backend child missing"));
-            };
-            let left = deadline.saturating_duration_since(Instant::now());
-            let got = match r.from_child.recv_timeout(left) {
-                Ok(m) => m,
-                Err(RecvTimeoutError::Timeout) => {
-                    let secs = self.timeout.as_secs_f64();
-                    return Err(self.failure(
-                        TIMEOUT,
-                        format!("the backend did not answer within {secs} s; it was killed"),
-                    ));
-                }
-                Err(RecvTimeoutError::Disconnected) => FromChild::Eof,
-            };
-            let line = match got {
-                FromChild::Line(l) => l,
-                FromChild::Eof => {
-                    return Err(self.failure(
-                        CRASHED,
-                        "the backend exited (or closed its stdout) without answering".into(),
-                    ));
-                }
-                FromChild::Failed(m) => return Err(self.failure(CRASHED, m)),
-            };
-            if line.trim().is_empty() {
-                continue;
-            }
-            let v: Value = match serde_json::from_str(&line) {
-                Ok(v) => v,
-                Err(e) => {
-                    return Err(self.failure(
-                        PROTOCOL,
-                        format!(
-                            "the backend answered a line that is not JSON ({e}): {}",
-                            short(&line)
-                        ),
-                    ));
-                }
-            };
-            let Some(obj) = v.as_object() else {
-                return Err(self.failure(
-                    PROTOCOL,
-                    format!("a response must be a JSON object: {}", short(&line)),
-                ));
-            };
-            if obj.get("id").and_then(Value::as_u64) != Some(id) {
-                return Err(self.failure(
-                    PROTOCOL,
-                    format!(
-                        "expected a response with \"id\": {id}, got: {}",
-                        short(&line)
-                    ),
-                ));
-            }
-            if let Some(e) = obj.get("error") {
-                let text = e
-                    .as_str()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| e.to_string());
-                return Err(Error::runtime(text).with_rule(REFUSED));
-            }
-            return decode(obj, replicas)
-                .map_err(|m| self.failure(PROTOCOL, format!("malformed response: {m}")));
-        }
+        decode(&obj, replicas)
+            .map_err(|m| self.failure(PROTOCOL, format!("malformed response: {m}")))
     }
 }

@@ -3,7 +3,8 @@
 use super::{flag_value, one_line, usage};
 use crate::backend::Backend;
 use crate::backend::process::{DEFAULT_TIMEOUT, ProcessBackend};
-use crate::conformance::report::short_reason;
+use crate::conformance::expected::ExpectedFailures;
+use crate::conformance::report::{Verdict, short_reason};
 use crate::conformance::runner::{run_reference_parallel, run_sequential};
 use crate::conformance::{Case, Outcome, Report, Status, load_path};
 use crate::eval::RunOptions;
@@ -26,11 +27,20 @@ OPTIONS:
                          \"Backend protocol\" chapter; default: the reference runtime
     --filter TEXT        run only the cases whose name contains TEXT (repeatable: any of them)
     --report FILE.json   write a JSON report (backend, counts, each case's status and message)
+    --report-md FILE.md  write the report as a Markdown page: counts, every failing case with its
+                         message, expected failures grouped by category with their reasons
+    --report-title TEXT  the Markdown page's title (default \"Conformance report\")
+    --expected-failures FILE.json
+                         cases this backend is known to fail, each with a category and a reason
+                         (format in the book's \"Backend protocol\" chapter): a listed case that
+                         fails is XFAIL, one that passes is XPASS, an entry naming no case is
+                         reported as stale; only unlisted failures fail the run
     --timeout SECS       per-case timeout for an external backend (default 60)
     -h, --help           show this help
 
-Prints one line per failing case and closes with `N passed, N failed, N skipped`.
-Exit status: 0 when no case failed, 1 when some failed, 2 on a usage error.
+Prints one line per failing case (XFAIL/XPASS/STALE lines too with --expected-failures) and closes
+with `N passed, N failed, N skipped` (plus the expected-failure counts).
+Exit status: 0 when no case failed unexpectedly, 1 when some did, 2 on a usage error.
 ";
 
 struct Opts {
@@ -38,6 +48,9 @@ struct Opts {
     backend: Option<String>,
     filters: Vec<String>,
     report: Option<PathBuf>,
+    report_md: Option<PathBuf>,
+    report_title: String,
+    expected: Option<PathBuf>,
     timeout: Duration,
 }
 
@@ -47,6 +60,9 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
         backend: None,
         filters: vec![],
         report: None,
+        report_md: None,
+        report_title: "Conformance report".into(),
+        expected: None,
         timeout: DEFAULT_TIMEOUT,
     };
     let mut it = args.iter();
@@ -56,6 +72,9 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
             "--backend" => o.backend = Some(flag_value(&mut it, a)?.to_string()),
             "--filter" => o.filters.push(flag_value(&mut it, a)?.to_string()),
             "--report" => o.report = Some(PathBuf::from(flag_value(&mut it, a)?)),
+            "--report-md" => o.report_md = Some(PathBuf::from(flag_value(&mut it, a)?)),
+            "--report-title" => o.report_title = flag_value(&mut it, a)?.to_string(),
+            "--expected-failures" => o.expected = Some(PathBuf::from(flag_value(&mut it, a)?)),
             "--timeout" => {
                 let v = flag_value(&mut it, a)?;
                 let secs: f64 = v
@@ -106,23 +125,42 @@ pub fn main(args: &[String]) -> i32 {
         }
         Err(m) => return usage(&m),
     };
+    let expected = match &o.expected {
+        None => None,
+        Some(p) => {
+            let text = match std::fs::read_to_string(p) {
+                Ok(t) => t,
+                Err(e) => return usage(&format!("cannot read {}: {e}", p.display())),
+            };
+            match ExpectedFailures::parse(&text) {
+                Ok(x) => Some(x),
+                Err(m) => return usage(&format!("{}: {m}", p.display())),
+            }
+        }
+    };
     let mut cases: Vec<Case> = Vec::new();
     for p in &o.paths {
         cases.extend(load_path(p));
     }
+    // Staleness is judged against every loaded case, so --filter does not make entries stale.
+    let known: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
     if !o.filters.is_empty() {
         cases.retain(|c| o.filters.iter().any(|f| c.name.contains(f.as_str())));
     }
-    if let Some(r) = &o.report {
+    let inputs = input_files(&cases);
+    for (flag, out) in [("--report", &o.report), ("--report-md", &o.report_md)] {
+        let Some(r) = out else { continue };
         let target = r
             .canonicalize()
             .ok()
             .or_else(|| std::path::absolute(r).ok());
-        if let Some(t) = target
-            && input_files(&cases).contains(&t)
-        {
+        let clobbers = target.is_some_and(|t| {
+            inputs.contains(&t)
+                || o.expected.as_ref().and_then(|x| x.canonicalize().ok()) == Some(t)
+        });
+        if clobbers {
             return usage(&format!(
-                "--report {} would overwrite an input file",
+                "{flag} {} would overwrite an input file",
                 r.display()
             ));
         }
@@ -140,23 +178,51 @@ pub fn main(args: &[String]) -> i32 {
         }
         Some(cmd) => {
             let mut b = ProcessBackend::new(cmd, o.timeout);
+            // Names the backend in the reports when it answers (the protocol makes it optional).
+            let _ = b.info();
             let outs = run_sequential(&cases, &mut b, &on_done);
             (b.name(), outs)
         }
     };
     progress.finish();
-    let report = Report::new(name, &cases, outcomes);
+    let mut report = Report::new(name, &cases, outcomes);
+    if let Some(x) = expected {
+        report = report.with_expected(x, &known);
+    }
     let mut out = std::io::stdout().lock();
-    for (n, _, oc) in &report.entries {
-        if oc.status == Status::Failed {
-            let _ = writeln!(out, "FAIL {n}: {}", short_reason(&oc.message));
-        }
+    for i in 0..report.entries.len() {
+        let (n, _, oc) = &report.entries[i];
+        let tag = match report.verdict(i) {
+            Verdict::Failed => "FAIL",
+            Verdict::ExpectedFailure => "XFAIL",
+            Verdict::UnexpectedPass => "XPASS",
+            _ => continue,
+        };
+        let why = match report.verdict(i) {
+            Verdict::UnexpectedPass => "listed as an expected failure, but it passed".to_string(),
+            _ => short_reason(&oc.message),
+        };
+        let _ = writeln!(out, "{tag} {n}: {why}");
+    }
+    for &k in &report.stale {
+        let _ = writeln!(
+            out,
+            "STALE expected failure {}: matches no case",
+            report.expected.entries[k].selector
+        );
     }
     let _ = writeln!(out, "{}", report.summary());
     let _ = out.flush();
+    let mut writes = vec![];
     if let Some(path) = &o.report {
         let text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
-        if let Err(e) = std::fs::write(path, text + "\n") {
+        writes.push((path, text + "\n"));
+    }
+    if let Some(path) = &o.report_md {
+        writes.push((path, report.to_markdown(&o.report_title) + "\n"));
+    }
+    for (path, text) in writes {
+        if let Err(e) = std::fs::write(path, text) {
             eprintln!(
                 "xla-spec conform: {}",
                 one_line(&format!("cannot write {}: {e}", path.display()))
@@ -164,7 +230,7 @@ pub fn main(args: &[String]) -> i32 {
             return 2;
         }
     }
-    if report.count(Status::Failed) == 0 {
+    if report.unexpected_failures() == 0 {
         0
     } else {
         1

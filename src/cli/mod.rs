@@ -4,6 +4,7 @@
 
 mod book;
 mod conform;
+mod golden;
 mod run;
 
 use std::io::Write;
@@ -19,6 +20,7 @@ COMMANDS:
     conform [PATH...]         run the book's examples and the golden cases against a backend
     book [--book DIR] [--out DIR]   check and render the book to target/book (offline HTML)
     mdbook-preprocess         the same checks and rewriting, as an mdbook preprocessor
+    golden record FILE.hlo    write a golden case whose expected value comes from another backend
     bench [ARGS...]           measure the fast kernels against their naive oracles
     help [COMMAND]            show this help, or a command's help
 
@@ -39,12 +41,14 @@ pub fn main(args: &[String]) -> i32 {
         "conform" => conform::main(rest),
         "book" => book::main(rest),
         "mdbook-preprocess" => book::preprocess(rest),
+        "golden" => golden::main(rest),
         "bench" => crate::kernels::bench::main(rest),
         "help" | "--help" | "-h" => {
             let text = match rest.first().map(String::as_str) {
                 Some("run") => run::HELP,
                 Some("conform") => conform::HELP,
                 Some("book" | "mdbook-preprocess") => book::HELP,
+                Some("golden") => golden::HELP,
                 _ => HELP,
             };
             print!("{text}");

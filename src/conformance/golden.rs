@@ -185,6 +185,17 @@ pub fn parse_case(obj: &Map<String, Value>) -> Result<RunCase, String> {
         ),
         Some(v) => Some(vec![literals(v, "expected_outfeed")?]),
     };
+    // Where the expected value came from (`xla-spec golden record` writes it): informational, but
+    // it must say which backend, so a recorded case cannot lose its origin silently.
+    if let Some(p) = obj.get("provenance") {
+        let backend = p.get("backend").and_then(Value::as_str);
+        if !p.is_object() || backend.is_none_or(|b| b.trim().is_empty()) {
+            return Err(
+                "\"provenance\" must be an object naming the \"backend\" the expected value came from"
+                    .into(),
+            );
+        }
+    }
     let rules = match obj.get("rules") {
         None => vec![],
         Some(Value::Array(a)) => a
@@ -286,6 +297,28 @@ mod tests {
         match &cases[0].body {
             CaseBody::Malformed(m) => assert!(m.starts_with("g/x.json:3:"), "{m}"),
             _ => panic!("expected a malformed case"),
+        }
+    }
+
+    #[test]
+    fn provenance_is_accepted_and_checked() {
+        let case = |p: &str| {
+            format!(
+                r#"{{"hlo": "h", "expected": {{"shape": "f32[]", "data": [1]}}, "provenance": {p}}}"#
+            )
+        };
+        let ok = load_text(
+            "golden::x",
+            Path::new("x.json"),
+            &case(r#"{"backend": "xla-cpu", "version": "jaxlib 0.10.2", "random_args_seed": 3}"#),
+        );
+        assert!(matches!(ok[0].body, CaseBody::Run(_)));
+        for bad in [r#""xla""#, r#"{"version": "1"}"#, r#"{"backend": ""}"#] {
+            let c = load_text("golden::x", Path::new("x.json"), &case(bad));
+            match &c[0].body {
+                CaseBody::Malformed(m) => assert!(m.contains("\"provenance\""), "{m}"),
+                _ => panic!("{bad} was accepted"),
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 //! The conformance model: what a test case is (`case`), where cases come from (golden JSON files in
 //! `golden`, runnable examples fenced in the book's Markdown in `book`), how a backend's answer is
-//! judged (`compare`), how one case runs (`runner`) and how a run is summarised (`report`).
+//! judged (`compare`), how one case runs (`runner`), which failures a backend is known to have
+//! (`expected`) and how a run is summarised (`report`).
 //!
 //! Loading never aborts: a malformed file or fence becomes a case whose body is
 //! `CaseBody::Malformed`, which fails as a trial with a message naming the file and line, so one
@@ -9,6 +10,7 @@
 pub mod book;
 pub mod case;
 pub mod compare;
+pub mod expected;
 pub mod golden;
 pub mod report;
 pub mod runner;
