@@ -498,18 +498,19 @@ fn compute(heading: String, spec: Option<Spec>, corpus: &Corpus) -> Computed<'_>
 }
 
 fn pass_text(cases: &[&Case], status: &dyn Fn(&str) -> Option<String>) -> String {
-    let mut passed = 0;
-    let mut failed = 0;
-    let mut skipped = 0;
+    let (mut passed, mut failed, mut xfail, mut skipped) = (0, 0, 0, 0);
     for c in cases {
         match status(&c.name).as_deref() {
             Some("passed") => passed += 1,
             Some("failed") => failed += 1,
+            // A failure the backend's expected-failures list names, with its reason: it does not
+            // fail the run, but it is not a pass either, so it is counted on its own.
+            Some("xfail") => xfail += 1,
             Some(_) => skipped += 1,
             None => {}
         }
     }
-    let run = passed + failed + skipped;
+    let run = passed + failed + xfail + skipped;
     if run == 0 {
         return "—".into();
     }
@@ -518,8 +519,15 @@ fn pass_text(cases: &[&Case], status: &dyn Fn(&str) -> Option<String>) -> String
     } else {
         format!("❌ {passed}/{run}")
     };
+    let mut notes = Vec::new();
+    if xfail > 0 {
+        notes.push(format!("{xfail} expected to fail"));
+    }
     if skipped > 0 {
-        s.push_str(&format!(" ({skipped} skipped)"));
+        notes.push(format!("{skipped} skipped"));
+    }
+    if !notes.is_empty() {
+        s.push_str(&format!(" ({})", notes.join(", ")));
     }
     s
 }
@@ -721,4 +729,36 @@ pub(crate) fn page_for(root: &Path, corpus: &Corpus, headings: &[String]) -> cra
 #[cfg(test)]
 pub(crate) fn trial_names_for_test(text: &str) -> Vec<String> {
     trial_names(text)
+}
+
+#[cfg(test)]
+mod pass_text_tests {
+    use super::pass_text;
+    use crate::conformance::{Case, Origin};
+    use std::path::Path;
+
+    #[test]
+    fn expected_failures_are_counted_apart_from_passes_and_skips() {
+        let cases: Vec<Case> = ["a", "b", "c", "d", "e"]
+            .iter()
+            .map(|n| Case::malformed(n.to_string(), Origin::file(Path::new("x")), String::new()))
+            .collect();
+        let refs: Vec<&Case> = cases.iter().collect();
+        let status = |n: &str| {
+            match n {
+                "a" | "b" => Some("passed"),
+                "c" => Some("xfail"),
+                "d" => Some("skipped"),
+                _ => None,
+            }
+            .map(String::from)
+        };
+        assert_eq!(
+            pass_text(&refs, &status),
+            "✅ 2/4 (1 expected to fail, 1 skipped)"
+        );
+        let failing = |n: &str| (n == "a").then(|| "failed".to_string());
+        assert_eq!(pass_text(&refs, &failing), "❌ 0/1");
+        assert_eq!(pass_text(&refs, &|_: &str| None), "—");
+    }
 }
