@@ -1,6 +1,6 @@
 //! `xla-spec conform [PATH...]`.
 
-use super::{flag_value, one_line, usage};
+use super::{flag_value, one_line, timeout_value, usage};
 use crate::backend::Backend;
 use crate::backend::process::{DEFAULT_TIMEOUT, ProcessBackend};
 use crate::conformance::expected::ExpectedFailures;
@@ -75,17 +75,7 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
             "--report-md" => o.report_md = Some(PathBuf::from(flag_value(&mut it, a)?)),
             "--report-title" => o.report_title = flag_value(&mut it, a)?.to_string(),
             "--expected-failures" => o.expected = Some(PathBuf::from(flag_value(&mut it, a)?)),
-            "--timeout" => {
-                let v = flag_value(&mut it, a)?;
-                let secs: f64 = v
-                    .parse()
-                    .ok()
-                    .filter(|s: &f64| *s > 0.0 && *s <= 1e6)
-                    .ok_or_else(|| {
-                        format!("--timeout takes a positive number of seconds, got {v:?}")
-                    })?;
-                o.timeout = Duration::from_secs_f64(secs);
-            }
+            "--timeout" => o.timeout = timeout_value(&mut it, a)?,
             s if s.starts_with("--") => {
                 return Err(format!("unknown option {s} (see `xla-spec help conform`)"));
             }

@@ -2,7 +2,7 @@
 //! whose expected value comes from another backend (XLA, typically), so the suite holds cases whose
 //! answers did not come from our own runtime.
 
-use super::{flag_value, one_line};
+use super::{flag_value, one_line, timeout_value};
 use crate::backend::process::{DEFAULT_TIMEOUT, ProcessBackend};
 use crate::backend::{Backend, Request};
 use crate::conformance::golden::{parse_case, parse_tolerance};
@@ -141,17 +141,7 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
                 parse_tolerance(&j).map_err(|m| format!("--tolerance: {m}"))?;
                 o.tolerance = Some(j);
             }
-            "--timeout" => {
-                let v = flag_value(&mut it, a)?;
-                let secs: f64 = v
-                    .parse()
-                    .ok()
-                    .filter(|s: &f64| *s > 0.0 && *s <= 1e6)
-                    .ok_or_else(|| {
-                        format!("--timeout takes a positive number of seconds, got {v:?}")
-                    })?;
-                o.timeout = Duration::from_secs_f64(secs);
-            }
+            "--timeout" => o.timeout = timeout_value(&mut it, a)?,
             "--force" => o.force = true,
             s if s.starts_with("--") => {
                 return Err(format!("unknown option {s} (see `xla-spec help golden`)"));

@@ -86,3 +86,16 @@ pub(crate) fn flag_value<'a>(
         .map(String::as_str)
         .ok_or_else(|| format!("{flag} needs a value"))
 }
+
+/// The value after `--timeout`: a positive number of seconds (at most 10^6), or a usage error.
+pub(crate) fn timeout_value(
+    it: &mut std::slice::Iter<'_, String>,
+    flag: &str,
+) -> Result<std::time::Duration, String> {
+    let v = flag_value(it, flag)?;
+    v.parse()
+        .ok()
+        .filter(|s: &f64| *s > 0.0 && *s <= 1e6)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| format!("{flag} takes a positive number of seconds, got {v:?}"))
+}
