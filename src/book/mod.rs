@@ -8,3 +8,13 @@ pub mod prepare;
 pub mod render;
 pub mod source;
 pub mod summary;
+
+/// The opening run of a Markdown code-fence line (already trimmed): its character and length,
+/// when the line starts with three or more backticks or tildes.
+pub(crate) fn fence_run(t: &str) -> Option<(char, usize)> {
+    t.chars()
+        .next()
+        .filter(|c| *c == '`' || *c == '~')
+        .map(|c| (c, t.chars().take_while(|x| *x == c).count()))
+        .filter(|(_, n)| *n >= 3)
+}

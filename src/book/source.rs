@@ -68,12 +68,7 @@ fn lines_outside_fences(text: &str) -> Vec<(usize, &str)> {
     let mut fence: Option<(char, usize)> = None;
     for (i, raw) in text.lines().enumerate() {
         let t = raw.trim();
-        let run = t
-            .chars()
-            .next()
-            .filter(|c| *c == '`' || *c == '~')
-            .map(|c| (c, t.chars().take_while(|x| *x == c).count()))
-            .filter(|(_, n)| *n >= 3);
+        let run = crate::book::fence_run(t);
         match (fence, run) {
             (None, Some(r)) => {
                 fence = Some(r);

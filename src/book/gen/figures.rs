@@ -27,12 +27,7 @@ pub fn expand_figures(page_path: &str, markdown: &str) -> crate::Result<String> 
     while i < lines.len() {
         let raw = lines[i];
         let t = raw.trim();
-        let fence = t
-            .chars()
-            .next()
-            .filter(|c| *c == '`' || *c == '~')
-            .map(|c| (c, t.chars().take_while(|x| *x == c).count()))
-            .filter(|(_, n)| *n >= 3);
+        let fence = crate::book::fence_run(t);
         match (open, fence) {
             (Some((c, n)), Some((fc, fnn)))
                 if fc == c && fnn >= n && t[fnn..].trim().is_empty() =>

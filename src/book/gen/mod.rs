@@ -164,19 +164,13 @@ pub(crate) fn labels_of(text: &str) -> Vec<(String, usize)> {
     let mut fence: Option<(char, usize)> = None;
     for (i, raw) in text.lines().enumerate() {
         let t = raw.trim();
-        let c = t.chars().next().filter(|c| *c == '`' || *c == '~');
-        if let Some(c) = c {
-            let n = t.chars().take_while(|x| *x == c).count();
-            if n >= 3 {
-                match fence {
-                    None => fence = Some((c, n)),
-                    Some((fc, fnn)) if fc == c && n >= fnn && t[n..].trim().is_empty() => {
-                        fence = None
-                    }
-                    _ => {}
-                }
-                continue;
+        if let Some((c, n)) = crate::book::fence_run(t) {
+            match fence {
+                None => fence = Some((c, n)),
+                Some((fc, fnn)) if fc == c && n >= fnn && t[n..].trim().is_empty() => fence = None,
+                _ => {}
             }
+            continue;
         }
         if fence.is_some() {
             continue;
