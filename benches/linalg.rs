@@ -5,7 +5,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use xla_spec::kernels::bench::{Case, table};
+use xla_spec::cli::bench::{Case, table};
 
 fn copy_baseline(c: &mut Criterion) {
     let n = 1usize << 24;

@@ -2,6 +2,7 @@
 //! testable as a library. Argument parsing is hand-written (no dependency): each subcommand walks
 //! its arguments once, and every problem is a one-line message with exit status 2.
 
+pub mod bench;
 mod book;
 mod conform;
 mod golden;
@@ -42,7 +43,7 @@ pub fn main(args: &[String]) -> i32 {
         "book" => book::main(rest),
         "mdbook-preprocess" => book::preprocess(rest),
         "golden" => golden::main(rest),
-        "bench" => crate::kernels::bench::main(rest),
+        "bench" => bench::main(rest),
         "help" | "--help" | "-h" => {
             let text = match rest.first().map(String::as_str) {
                 Some("run") => run::HELP,

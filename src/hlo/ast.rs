@@ -6,6 +6,7 @@ use super::opcode::Opcode;
 use crate::error::Location;
 use crate::literal::Literal;
 use crate::shape::Shape;
+pub use crate::shape::window::{ConvDims, Window, WindowDim};
 
 pub type CompId = usize;
 pub type InstId = usize;
@@ -45,37 +46,6 @@ pub struct Instruction {
     pub loc: Location,
 }
 
-/// One spatial dimension of a window (reduce-window, select-and-scatter, convolution).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WindowDim {
-    pub size: i64,
-    pub stride: i64,
-    pub pad_lo: i64,
-    pub pad_hi: i64,
-    pub lhs_dilate: i64,
-    pub rhs_dilate: i64,
-    pub reversal: bool,
-}
-
-impl WindowDim {
-    pub fn of_size(size: i64) -> WindowDim {
-        WindowDim {
-            size,
-            stride: 1,
-            pad_lo: 0,
-            pad_hi: 0,
-            lhs_dilate: 1,
-            rhs_dilate: 1,
-            reversal: false,
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct Window {
-    pub dims: Vec<WindowDim>,
-}
-
 /// `[start:limit:stride]` of one dimension of a `slice`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SliceDim {
@@ -90,20 +60,6 @@ pub struct PadDim {
     pub lo: i64,
     pub hi: i64,
     pub interior: i64,
-}
-
-/// Convolution dimension numbers, decoded from `dim_labels=b01f_01io->b01f`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConvDims {
-    pub input_batch: usize,
-    pub input_feature: usize,
-    pub input_spatial: Vec<usize>,
-    pub kernel_input_feature: usize,
-    pub kernel_output_feature: usize,
-    pub kernel_spatial: Vec<usize>,
-    pub output_batch: usize,
-    pub output_feature: usize,
-    pub output_spatial: Vec<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

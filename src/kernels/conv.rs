@@ -21,8 +21,8 @@
 //! otherwise it is scattered.
 
 use super::gemm::{GemmElem, KernelKind, MatRef, MicroKernel, PackA, gemm_packed};
-use crate::hlo::ast::{ConvDims, WindowDim};
 use crate::shape::row_major_strides;
+use crate::shape::window::{ConvDims, WindowDim};
 
 /// The geometry of one convolution on actual operand sizes, with row-major strides.
 #[derive(Clone, Debug)]

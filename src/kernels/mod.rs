@@ -1,7 +1,6 @@
 //! Fast kernels (blocked GEMM, convolution through it), each behind a naive oracle
 //! (`eval::linalg`) that property tests hold it equal to.
 
-pub mod bench;
 pub mod conv;
 pub mod factor;
 pub mod gemm;

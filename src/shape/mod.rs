@@ -10,6 +10,8 @@
 //! does: a dimension's stride is the product of the (padded) sizes of all dimensions more minor
 //! than it.
 
+pub mod window;
+
 use crate::error::{Error, Result};
 use crate::types::ElementType;
 use std::fmt;
