@@ -6,7 +6,8 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use xla_spec::eval::elementwise::{binary_data, compare::compare_data, convert_data, unary_data};
-use xla_spec::hlo::opcode::Opcode;
+use xla_spec::hlo::attrs::ComparisonDirection;
+use xla_spec::hlo::opcode::{BinaryOp, UnaryOp};
 use xla_spec::literal::ArrayData;
 use xla_spec::types::ElementType;
 
@@ -40,11 +41,11 @@ fn elementwise(c: &mut Criterion) {
     let (da, db) = (ArrayData::F32(a), ArrayData::F32(b));
     g.throughput(Throughput::Bytes((3 * N * 4) as u64));
     g.bench_function("add", |bench| {
-        bench.iter(|| black_box(binary_data(Opcode::Add, black_box(&da), &db)))
+        bench.iter(|| black_box(binary_data(BinaryOp::Add, black_box(&da), &db)))
     });
     g.throughput(Throughput::Bytes((2 * N * 4) as u64));
     g.bench_function("exponential", |bench| {
-        bench.iter(|| black_box(unary_data(Opcode::Exp, black_box(&da))))
+        bench.iter(|| black_box(unary_data(UnaryOp::Exp, black_box(&da))))
     });
     g.throughput(Throughput::Bytes((N * 4 + N * 2) as u64));
     g.bench_function("convert_f32_to_bf16", |bench| {
@@ -52,7 +53,14 @@ fn elementwise(c: &mut Criterion) {
     });
     g.throughput(Throughput::Bytes((2 * N * 4 + N) as u64));
     g.bench_function("compare_lt", |bench| {
-        bench.iter(|| black_box(compare_data("LT", None, black_box(&da), &db)))
+        bench.iter(|| {
+            black_box(compare_data(
+                ComparisonDirection::Lt,
+                None,
+                black_box(&da),
+                &db,
+            ))
+        })
     });
     g.finish();
 }

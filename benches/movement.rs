@@ -12,7 +12,7 @@ use std::hint::black_box;
 use xla_spec::Literal;
 use xla_spec::eval::movement::kernels::{copy_box, gather};
 use xla_spec::eval::{RunOptions, run};
-use xla_spec::hlo::parse_and_verify;
+use xla_spec::verify::parse_and_verify;
 
 const N: usize = 1 << 12;
 

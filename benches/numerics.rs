@@ -8,8 +8,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use xla_spec::eval::{RunOptions, run};
 use xla_spec::hlo::ast::Module;
-use xla_spec::hlo::parse_and_verify;
 use xla_spec::literal::{Array, C64, Literal};
+use xla_spec::verify::parse_and_verify;
 
 /// A deterministic pseudo-random value in [-1, 1).
 fn val(i: usize) -> f64 {

@@ -3,7 +3,7 @@
 //!   verifier reports these before anything runs; they carry the instruction, its position and the
 //!   rule label (e.g. `slice.limit_in_range`) that the book defines.
 //! - `Runtime`: a verified module failed while running (empty infeed, loop budget exhausted,
-//!   collective deadlock, unknown custom-call target, an op not implemented yet).
+//!   collective deadlock, unknown custom-call target).
 //! - `Internal`: a bug in xla-spec itself; a verified module should never produce one.
 
 use std::fmt;
@@ -124,4 +124,30 @@ macro_rules! ensure {
             return Err($crate::error::Error::invalid($rule, format!($($arg)*)));
         }
     };
+}
+
+/// `text` cut to at most `max_chars` characters, with `...` appended when something was cut. It
+/// counts characters, not bytes, so text from a backend or a golden file is never split inside a
+/// multi-byte character.
+pub fn shorten(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorten;
+
+    #[test]
+    fn shorten_counts_characters_and_never_splits_one() {
+        assert_eq!(shorten("abc", 3), "abc");
+        assert_eq!(shorten("abcd", 3), "abc...");
+        // Each of these is three bytes; a byte cut at 4 would split the second.
+        assert_eq!(shorten("αβγδ", 2), "αβ...");
+        assert_eq!(shorten("日本語テキスト", 3), "日本語...");
+        assert_eq!(shorten("", 0), "");
+        assert_eq!(shorten("x", 0), "...");
+    }
 }

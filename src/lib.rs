@@ -20,6 +20,7 @@ pub mod hlo;
 pub mod kernels;
 pub mod literal;
 pub mod shape;
+pub mod syntax;
 pub mod types;
 pub mod verify;
 

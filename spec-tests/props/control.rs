@@ -13,8 +13,8 @@ use libtest_mimic::Trial;
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
 use xla_spec::eval::{RunOptions, run};
-use xla_spec::hlo::parse_and_verify;
 use xla_spec::literal::{Literal, Scalar};
+use xla_spec::verify::parse_and_verify;
 
 const CASES: u32 = 128;
 

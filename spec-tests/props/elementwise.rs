@@ -19,11 +19,12 @@ use half::{bf16, f16};
 use libtest_mimic::{Failed, Trial};
 use proptest::collection::vec;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use xla_spec::eval::elementwise::{
     binary_data, compare::compare_data, convert_data, reduce_precision_data, unary_data,
 };
-use xla_spec::hlo::opcode::Opcode;
+use xla_spec::hlo::attrs::ComparisonDirection;
+use xla_spec::hlo::opcode::{BinaryOp, UnaryOp};
 use xla_spec::literal::ArrayData as D;
 use xla_spec::types::ElementType;
 
@@ -44,8 +45,9 @@ where
             failure_persistence: None,
             ..Config::default()
         };
-        let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
-        let mut runner = TestRunner::new_with_rng(config, rng);
+        // Like every other property test: fresh cases on each run, or the cases of
+        // PROPTEST_RNG_SEED when it is set (CI sets it).
+        let mut runner = TestRunner::new(config);
         runner
             .run(&strategy, test)
             .map_err(|e| Failed::from(e.to_string()))
@@ -134,20 +136,20 @@ fn round_to(x: f64, e: u32, m: u32) -> f64 {
 
 /// The unary transcendental ops, their F64 reference function, and their bounds in ULPs for
 /// (F16/BF16, F32, F64), as the book states them.
-fn unary_ops() -> Vec<(Opcode, fn(f64) -> f64, [u64; 3])> {
+fn unary_ops() -> Vec<(UnaryOp, fn(f64) -> f64, [u64; 3])> {
     vec![
-        (Opcode::Exp, f64::exp, [1, 1, 1]),
-        (Opcode::Expm1, f64::exp_m1, [1, 1, 1]),
-        (Opcode::Log, f64::ln, [1, 1, 1]),
-        (Opcode::Log1p, f64::ln_1p, [1, 1, 1]),
-        (Opcode::Sin, f64::sin, [1, 1, 1]),
-        (Opcode::Cos, f64::cos, [1, 1, 1]),
-        (Opcode::Tan, f64::tan, [1, 1, 1]),
-        (Opcode::Tanh, f64::tanh, [1, 1, 2]),
-        (Opcode::Cbrt, f64::cbrt, [1, 1, 1]),
-        (Opcode::Logistic, |x| 1.0 / (1.0 + (-x).exp()), [1, 1, 3]),
-        (Opcode::Rsqrt, |x| 1.0 / x.sqrt(), [1, 1, 2]),
-        (Opcode::Sqrt, f64::sqrt, [0, 0, 0]),
+        (UnaryOp::Exp, f64::exp, [1, 1, 1]),
+        (UnaryOp::Expm1, f64::exp_m1, [1, 1, 1]),
+        (UnaryOp::Log, f64::ln, [1, 1, 1]),
+        (UnaryOp::Log1p, f64::ln_1p, [1, 1, 1]),
+        (UnaryOp::Sin, f64::sin, [1, 1, 1]),
+        (UnaryOp::Cos, f64::cos, [1, 1, 1]),
+        (UnaryOp::Tan, f64::tan, [1, 1, 1]),
+        (UnaryOp::Tanh, f64::tanh, [1, 1, 2]),
+        (UnaryOp::Cbrt, f64::cbrt, [1, 1, 1]),
+        (UnaryOp::Logistic, |x| 1.0 / (1.0 + (-x).exp()), [1, 1, 3]),
+        (UnaryOp::Rsqrt, |x| 1.0 / x.sqrt(), [1, 1, 2]),
+        (UnaryOp::Sqrt, f64::sqrt, [0, 0, 0]),
     ]
 }
 
@@ -160,27 +162,24 @@ fn table_bound(name: &str) -> (u64, u64) {
     }
 }
 
-fn op_of(name: &str) -> Opcode {
-    match name {
-        "Exp" => Opcode::Exp,
-        "Expm1" => Opcode::Expm1,
-        "Log" => Opcode::Log,
-        "Log1p" => Opcode::Log1p,
-        "Sin" => Opcode::Sin,
-        "Cos" => Opcode::Cos,
-        "Tan" => Opcode::Tan,
-        "Tanh" => Opcode::Tanh,
-        "Cbrt" => Opcode::Cbrt,
-        "Erf" => Opcode::Erf,
-        "Logistic" => Opcode::Logistic,
-        "Rsqrt" => Opcode::Rsqrt,
-        "Power" => Opcode::Power,
-        _ => Opcode::Atan2,
-    }
-}
-
-fn is_binary(name: &str) -> bool {
-    name == "Power" || name == "Atan2"
+/// The op a case name stands for: `Ok` a unary op, `Err` a binary one.
+fn op_of(name: &str) -> Result<UnaryOp, BinaryOp> {
+    Ok(match name {
+        "Exp" => UnaryOp::Exp,
+        "Expm1" => UnaryOp::Expm1,
+        "Log" => UnaryOp::Log,
+        "Log1p" => UnaryOp::Log1p,
+        "Sin" => UnaryOp::Sin,
+        "Cos" => UnaryOp::Cos,
+        "Tan" => UnaryOp::Tan,
+        "Tanh" => UnaryOp::Tanh,
+        "Cbrt" => UnaryOp::Cbrt,
+        "Erf" => UnaryOp::Erf,
+        "Logistic" => UnaryOp::Logistic,
+        "Rsqrt" => UnaryOp::Rsqrt,
+        "Power" => return Err(BinaryOp::Power),
+        _ => return Err(BinaryOp::Atan2),
+    })
 }
 
 fn f32_out(d: Result<D, xla_spec::Error>) -> Result<Vec<f32>, TestCaseError> {
@@ -202,7 +201,7 @@ fn f32_accuracy(bits: Vec<u32>) -> Result<(), TestCaseError> {
             if d > bound[1] {
                 return Err(fail(format!(
                     "{}({x:e}) = {g:e}, reference {want:e}: {d} ULP",
-                    op.name()
+                    op
                 )));
             }
         }
@@ -229,12 +228,12 @@ fn half_accuracy(bits: Vec<u16>) -> Result<(), TestCaseError> {
                 if d > bound[0] {
                     return Err(fail(format!(
                         "f16 {}({x}) = {g}, reference {want}: {d} ULP",
-                        op.name()
+                        op
                     )));
                 }
             }
         } else {
-            return Err(fail(format!("f16 {} failed", op.name())));
+            return Err(fail(format!("f16 {} failed", op)));
         }
         if let Ok(D::BF16(got)) = unary_data(op, &D::BF16(bh.clone())) {
             for (x, g) in bh.iter().zip(&got) {
@@ -249,12 +248,12 @@ fn half_accuracy(bits: Vec<u16>) -> Result<(), TestCaseError> {
                 if d > bound[0] {
                     return Err(fail(format!(
                         "bf16 {}({x}) = {g}, reference {want}: {d} ULP",
-                        op.name()
+                        op
                     )));
                 }
             }
         } else {
-            return Err(fail(format!("bf16 {} failed", op.name())));
+            return Err(fail(format!("bf16 {} failed", op)));
         }
     }
     Ok(())
@@ -268,22 +267,19 @@ fn exact_arithmetic(bits: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
         .into_iter()
         .rev()
         .collect();
-    let ops: [(Opcode, fn(f64, f64) -> f64); 5] = [
-        (Opcode::Add, |a, b| a + b),
-        (Opcode::Subtract, |a, b| a - b),
-        (Opcode::Multiply, |a, b| a * b),
-        (Opcode::Divide, |a, b| a / b),
-        (Opcode::Remainder, |a, b| a % b),
+    let ops: [(BinaryOp, fn(f64, f64) -> f64); 5] = [
+        (BinaryOp::Add, |a, b| a + b),
+        (BinaryOp::Subtract, |a, b| a - b),
+        (BinaryOp::Multiply, |a, b| a * b),
+        (BinaryOp::Divide, |a, b| a / b),
+        (BinaryOp::Remainder, |a, b| a % b),
     ];
     for (op, f) in ops {
         let got = f32_out(binary_data(op, &D::F32(xs.clone()), &D::F32(ys.clone())))?;
         for ((&x, &y), &g) in xs.iter().zip(&ys).zip(&got) {
             let want = round_to(f(x as f64, y as f64), 8, 23) as f32;
             if ulps32(g, want) != 0 {
-                return Err(fail(format!(
-                    "{}({x:e}, {y:e}) = {g:e}, want {want:e}",
-                    op.name()
-                )));
+                return Err(fail(format!("{}({x:e}, {y:e}) = {g:e}, want {want:e}", op)));
             }
         }
         // The same operands narrowed to F16 and BF16.
@@ -295,17 +291,16 @@ fn exact_arithmetic(bits: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
             .iter()
             .map(|&y| f16::from_f64(round_to(y as f64, 5, 10)))
             .collect();
-        if let Ok(D::F16(got)) = binary_data(op, &D::F16(hx.clone()), &D::F16(hy.clone())) {
-            for ((x, y), g) in hx.iter().zip(&hy).zip(&got) {
-                let want = round_to(f(x.to_f64(), y.to_f64()), 5, 10);
-                if !(g.to_f64() == want || (g.is_nan() && want.is_nan()))
-                    || (want == 0.0 && g.is_sign_negative() != want.is_sign_negative())
-                {
-                    return Err(fail(format!(
-                        "f16 {}({x}, {y}) = {g}, want {want}",
-                        op.name()
-                    )));
-                }
+        let got = match binary_data(op, &D::F16(hx.clone()), &D::F16(hy.clone())) {
+            Ok(D::F16(got)) => got,
+            other => return Err(fail(format!("f16 {op}: {other:?}"))),
+        };
+        for ((x, y), g) in hx.iter().zip(&hy).zip(&got) {
+            let want = round_to(f(x.to_f64(), y.to_f64()), 5, 10);
+            if !(g.to_f64() == want || (g.is_nan() && want.is_nan()))
+                || (want == 0.0 && g.is_sign_negative() != want.is_sign_negative())
+            {
+                return Err(fail(format!("f16 {}({x}, {y}) = {g}, want {want}", op)));
             }
         }
         let bx: Vec<bf16> = xs
@@ -316,17 +311,16 @@ fn exact_arithmetic(bits: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
             .iter()
             .map(|&y| bf16::from_f64(round_to(y as f64, 8, 7)))
             .collect();
-        if let Ok(D::BF16(got)) = binary_data(op, &D::BF16(bx.clone()), &D::BF16(by.clone())) {
-            for ((x, y), g) in bx.iter().zip(&by).zip(&got) {
-                let want = round_to(f(x.to_f64(), y.to_f64()), 8, 7);
-                if !(g.to_f64() == want || (g.is_nan() && want.is_nan()))
-                    || (want == 0.0 && g.is_sign_negative() != want.is_sign_negative())
-                {
-                    return Err(fail(format!(
-                        "bf16 {}({x}, {y}) = {g}, want {want}",
-                        op.name()
-                    )));
-                }
+        let got = match binary_data(op, &D::BF16(bx.clone()), &D::BF16(by.clone())) {
+            Ok(D::BF16(got)) => got,
+            other => return Err(fail(format!("bf16 {op}: {other:?}"))),
+        };
+        for ((x, y), g) in bx.iter().zip(&by).zip(&got) {
+            let want = round_to(f(x.to_f64(), y.to_f64()), 8, 7);
+            if !(g.to_f64() == want || (g.is_nan() && want.is_nan()))
+                || (want == 0.0 && g.is_sign_negative() != want.is_sign_negative())
+            {
+                return Err(fail(format!("bf16 {}({x}, {y}) = {g}, want {want}", op)));
             }
         }
     }
@@ -380,10 +374,9 @@ fn mpmath_tables() -> Result<(), Failed> {
             D::F64(vec![f64::from_bits(x)]),
             D::F64(vec![f64::from_bits(y)]),
         );
-        let out = if is_binary(name) {
-            binary_data(op_of(name), &xs, &ys)
-        } else {
-            unary_data(op_of(name), &xs)
+        let out = match op_of(name) {
+            Ok(op) => unary_data(op, &xs),
+            Err(op) => binary_data(op, &xs, &ys),
         };
         let g = match out {
             Ok(D::F64(v)) => v[0],
@@ -403,17 +396,17 @@ fn mpmath_tables() -> Result<(), Failed> {
         // mpmath has no signed zero and no atan2 of two infinities: such points (the F32 atan2
         // inputs that overflowed or underflowed) are IEEE special cases, tested by the book.
         let (fx, fy) = (f32::from_bits(x), f32::from_bits(y));
-        if is_binary(name) && (fx == 0.0 || fy == 0.0 || fx.is_infinite() || fy.is_infinite()) {
+        if op_of(name).is_err() && (fx == 0.0 || fy == 0.0 || fx.is_infinite() || fy.is_infinite())
+        {
             continue;
         }
         let (xs, ys) = (
             D::F32(vec![f32::from_bits(x)]),
             D::F32(vec![f32::from_bits(y)]),
         );
-        let out = if is_binary(name) {
-            binary_data(op_of(name), &xs, &ys)
-        } else {
-            unary_data(op_of(name), &xs)
+        let out = match op_of(name) {
+            Ok(op) => unary_data(op, &xs),
+            Err(op) => binary_data(op, &xs, &ys),
         };
         let g = match out {
             Ok(D::F32(v)) => v[0],
@@ -441,8 +434,8 @@ fn erf_shape(bits: Vec<u32>) -> Result<(), TestCaseError> {
     let mut xs: Vec<f32> = f32s(&bits).into_iter().filter(|x| !x.is_nan()).collect();
     xs.sort_by(|a, b| a.total_cmp(b));
     let neg: Vec<f32> = xs.iter().map(|x| -x).collect();
-    let got = f32_out(unary_data(Opcode::Erf, &D::F32(xs.clone())))?;
-    let gneg = f32_out(unary_data(Opcode::Erf, &D::F32(neg)))?;
+    let got = f32_out(unary_data(UnaryOp::Erf, &D::F32(xs.clone())))?;
+    let gneg = f32_out(unary_data(UnaryOp::Erf, &D::F32(neg)))?;
     for i in 0..xs.len() {
         if gneg[i].to_bits() != (-got[i]).to_bits() || got[i].abs() > 1.0 {
             return Err(fail(format!(
@@ -469,15 +462,15 @@ fn commutative(pairs: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
         .rev()
         .collect();
     for op in [
-        Opcode::Add,
-        Opcode::Multiply,
-        Opcode::Maximum,
-        Opcode::Minimum,
+        BinaryOp::Add,
+        BinaryOp::Multiply,
+        BinaryOp::Maximum,
+        BinaryOp::Minimum,
     ] {
         let a = f32_out(binary_data(op, &D::F32(x.clone()), &D::F32(y.clone())))?;
         let b = f32_out(binary_data(op, &D::F32(y.clone()), &D::F32(x.clone())))?;
         for i in 0..a.len() {
-            let bitwise = op == Opcode::Add || op == Opcode::Multiply;
+            let bitwise = op == BinaryOp::Add || op == BinaryOp::Multiply;
             let ok = if bitwise {
                 a[i].to_bits() == b[i].to_bits() || (a[i].is_nan() && b[i].is_nan())
             } else {
@@ -486,9 +479,7 @@ fn commutative(pairs: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
             if !ok {
                 return Err(fail(format!(
                     "{}({:e}, {:e}) not commutative",
-                    op.name(),
-                    x[i],
-                    y[i]
+                    op, x[i], y[i]
                 )));
             }
         }
@@ -496,22 +487,32 @@ fn commutative(pairs: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
     let xi: Vec<i32> = pairs.iter().map(|p| p.0 as i32).collect();
     let yi: Vec<i32> = pairs.iter().map(|p| p.1 as i32).collect();
     for op in [
-        Opcode::Add,
-        Opcode::Multiply,
-        Opcode::Maximum,
-        Opcode::Minimum,
-        Opcode::And,
-        Opcode::Or,
-        Opcode::Xor,
+        BinaryOp::Add,
+        BinaryOp::Multiply,
+        BinaryOp::Maximum,
+        BinaryOp::Minimum,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
     ] {
         let a = binary_data(op, &D::S32(xi.clone()), &D::S32(yi.clone()));
         let b = binary_data(op, &D::S32(yi.clone()), &D::S32(xi.clone()));
         if a.map_err(|e| fail(e.to_string()))? != b.map_err(|e| fail(e.to_string()))? {
-            return Err(fail(format!("s32 {} not commutative", op.name())));
+            return Err(fail(format!("s32 {} not commutative", op)));
         }
     }
-    let eq1 = compare_data("EQ", None, &D::F32(x.clone()), &D::F32(y.clone()));
-    let eq2 = compare_data("EQ", None, &D::F32(y.clone()), &D::F32(x.clone()));
+    let eq1 = compare_data(
+        ComparisonDirection::Eq,
+        None,
+        &D::F32(x.clone()),
+        &D::F32(y.clone()),
+    );
+    let eq2 = compare_data(
+        ComparisonDirection::Eq,
+        None,
+        &D::F32(y.clone()),
+        &D::F32(x.clone()),
+    );
     if eq1.map_err(|e| fail(e.to_string()))? != eq2.map_err(|e| fail(e.to_string()))? {
         return Err(fail("compare EQ not symmetric".into()));
     }
@@ -527,16 +528,16 @@ fn de_morgan(pairs: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
     let pb = D::Pred(pairs.iter().map(|p| p.1 & 1 == 1).collect());
     let r = |x: Result<D, xla_spec::Error>| x.map_err(|e| fail(e.to_string()));
     for (a, b) in [(&a, &b), (&pa, &pb)] {
-        let not = |d: &D| r(unary_data(Opcode::Not, d));
-        let and = |x: &D, y: &D| r(binary_data(Opcode::And, x, y));
-        let or = |x: &D, y: &D| r(binary_data(Opcode::Or, x, y));
+        let not = |d: &D| r(unary_data(UnaryOp::Not, d));
+        let and = |x: &D, y: &D| r(binary_data(BinaryOp::And, x, y));
+        let or = |x: &D, y: &D| r(binary_data(BinaryOp::Or, x, y));
         if not(&and(a, b)?)? != or(&not(a)?, &not(b)?)? {
             return Err(fail("not(a and b) != not a or not b".into()));
         }
         if not(&or(a, b)?)? != and(&not(a)?, &not(b)?)? {
             return Err(fail("not(a or b) != not a and not b".into()));
         }
-        let xor = r(binary_data(Opcode::Xor, a, b))?;
+        let xor = r(binary_data(BinaryOp::Xor, a, b))?;
         if xor != and(&or(a, b)?, &not(&and(a, b)?)?)? {
             return Err(fail("xor identity".into()));
         }

@@ -322,9 +322,6 @@ fn canonical(m: &Module) -> String {
         c.loc = Default::default();
         for i in &mut c.instructions {
             i.loc = Default::default();
-            for a in &mut i.attrs.0 {
-                a.loc = Default::default();
-            }
         }
     }
     format!("{m:?}")

@@ -16,8 +16,8 @@
 use super::seeded::{Rng, seeded_trial};
 use libtest_mimic::Trial;
 use xla_spec::eval::{RunOptions, run};
-use xla_spec::hlo::parse_and_verify;
 use xla_spec::literal::{Array, Literal};
+use xla_spec::verify::parse_and_verify;
 
 pub fn trials() -> Vec<Trial> {
     vec![

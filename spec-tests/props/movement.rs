@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
 use xla_spec::Literal;
 use xla_spec::eval::{RunOptions, run};
-use xla_spec::hlo::parse_and_verify;
+use xla_spec::verify::parse_and_verify;
 
 const CASES: u32 = 64;
 

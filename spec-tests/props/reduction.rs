@@ -11,9 +11,10 @@
 use libtest_mimic::{Failed, Trial};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use xla_spec::eval::reduction::fast::recognise_reducer;
 use xla_spec::eval::{RunOptions, run};
-use xla_spec::hlo::parse_and_verify;
 use xla_spec::literal::{Literal, Scalar};
+use xla_spec::verify::parse_and_verify;
 
 pub fn trials() -> Vec<Trial> {
     vec![
@@ -97,19 +98,16 @@ fn literal<T: ToString>(ty: &str, dims: &[usize], data: &[T]) -> String {
     format!("{} {}", shape(ty, dims), nest(dims, data))
 }
 
-/// Runs a module; `Ok(None)` when it uses an op the reference cannot verify yet.
-fn run_hlo(hlo: &str, args: &[String]) -> Result<Option<Literal>, TestCaseError> {
-    let m = match parse_and_verify(hlo) {
-        Err(e) if e.rule.as_deref() == Some("hlo.unsupported") => return Ok(None),
-        r => r.map_err(|e| TestCaseError::fail(format!("{e}\n{hlo}")))?,
-    };
+/// Runs a module; any refusal or failure fails the property (a generator makes valid modules).
+fn run_hlo(hlo: &str, args: &[String]) -> Result<Literal, TestCaseError> {
+    let m = parse_and_verify(hlo).map_err(|e| TestCaseError::fail(format!("{e}\n{hlo}")))?;
     let args = args
         .iter()
         .map(|a| xla_spec::hlo::parse_literal(a))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     run(&m, args, &RunOptions::default())
-        .map(|o| Some(o.result))
+        .map(|o| o.result)
         .map_err(|e| TestCaseError::fail(format!("{e}\n{hlo}")))
 }
 
@@ -167,7 +165,8 @@ fn reduce_matches_loops() -> Result<(), Failed> {
             shape("s64", &odims),
             rd.join(",")
         );
-        if let Some(got) = run_hlo(&hlo, &[literal("s64", &a.dims, &a.data)])? {
+        {
+            let got = run_hlo(&hlo, &[literal("s64", &a.dims, &a.data)])?;
             prop_assert_eq!(ints(&got)?, want);
         }
         Ok(())
@@ -287,7 +286,8 @@ fn reduce_window_naive() -> Result<(), Failed> {
             shape("s64", &odims),
             win_text(&win)
         );
-        if let Some(got) = run_hlo(&hlo, &[literal("s64", &a.dims, &a.data)])? {
+        {
+            let got = run_hlo(&hlo, &[literal("s64", &a.dims, &a.data)])?;
             prop_assert_eq!(ints(&got)?, want);
         }
         Ok(())
@@ -357,18 +357,36 @@ fn reduce_window_fast_vs_general() -> Result<(), Failed> {
                     win_text(&win)
                 )
             };
+            // Which path each module takes is the fast path's own recognition, asserted so that
+            // a fast path that silently stops being taken fails here.
+            for (extra, fast_path) in [("", true), (" unused = f32[] constant(7)\n", false)] {
+                let m = parse_and_verify(&module(extra))
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                let red = m
+                    .computation_by_name("red")
+                    .ok_or_else(|| TestCaseError::fail("no reducer"))?;
+                prop_assert_eq!(
+                    recognise_reducer(&m, red).is_some(),
+                    fast_path,
+                    "{} swapped={}: fast path recognition",
+                    op,
+                    swapped
+                );
+            }
             let fast = run_hlo(&module(""), std::slice::from_ref(&text))?;
             let general = run_hlo(
                 &module(" unused = f32[] constant(7)\n"),
                 std::slice::from_ref(&text),
             )?;
-            let bits = |l: &Option<Literal>| -> Option<Vec<u32>> {
-                let a = l.as_ref()?.as_array()?;
-                Some(a.typed::<f32>()?.iter().map(|x| x.to_bits()).collect())
+            let bits = |l: &Literal| -> Result<Vec<u32>, TestCaseError> {
+                l.as_array()
+                    .and_then(|a| a.typed::<f32>())
+                    .map(|v| v.iter().map(|x| x.to_bits()).collect())
+                    .ok_or_else(|| TestCaseError::fail(format!("not an f32 array: {l}")))
             };
             prop_assert_eq!(
-                bits(&fast),
-                bits(&general),
+                bits(&fast)?,
+                bits(&general)?,
                 "{} swapped={} window {}",
                 op,
                 swapped,
@@ -394,7 +412,8 @@ fn full_window_equals_reduce() -> Result<(), Failed> {
             s = shape("s64", &a.dims),
             o = shape("s64", &ones),
         );
-        if let Some(got) = run_hlo(&hlo, &[literal("s64", &a.dims, &a.data)])? {
+        {
+            let got = run_hlo(&hlo, &[literal("s64", &a.dims, &a.data)])?;
             let t = got.as_tuple().unwrap_or(&[]);
             prop_assert_eq!(t.len(), 2);
             let sum: i64 = a.data.iter().sum();
@@ -444,7 +463,8 @@ fn max_pool_gradient() -> Result<(), Failed> {
             literal("s64", &a.dims, &a.data),
             literal("s64", &odims, &srcs),
         ];
-        if let Some(got) = run_hlo(&hlo, &args)? {
+        {
+            let got = run_hlo(&hlo, &args)?;
             prop_assert_eq!(ints(&got)?, want);
         }
         Ok(())
@@ -464,15 +484,14 @@ fn sort_module(a: &Arr, dim: usize, stable: bool) -> String {
 /// A sort's results: the sorted keys and the original positions carried with them.
 type KeysAndValues = (Vec<i64>, Vec<i64>);
 
-fn sorted_rows(a: &Arr, dim: usize, stable: bool) -> Result<Option<KeysAndValues>, TestCaseError> {
+fn sorted_rows(a: &Arr, dim: usize, stable: bool) -> Result<KeysAndValues, TestCaseError> {
     let got = run_hlo(
         &sort_module(a, dim, stable),
         &[literal("s64", &a.dims, &a.data)],
     )?;
-    let Some(got) = got else { return Ok(None) };
     let t = got.as_tuple().unwrap_or(&[]);
     prop_assert_eq!(t.len(), 2);
-    Ok(Some((ints(&t[0])?, ints(&t[1])?)))
+    Ok((ints(&t[0])?, ints(&t[1])?))
 }
 
 fn sort_dim_strategy() -> impl Strategy<Value = (Arr, usize)> {
@@ -505,9 +524,7 @@ fn rows(dims: &[usize], dim: usize) -> Vec<Vec<usize>> {
 
 fn sort_permutation() -> Result<(), Failed> {
     check(sort_dim_strategy(), |(a, dim)| {
-        let Some((keys, vals)) = sorted_rows(&a, dim, false)? else {
-            return Ok(());
-        };
+        let (keys, vals) = sorted_rows(&a, dim, false)?;
         for row in rows(&a.dims, dim) {
             // The values are a permutation of the row's positions, and carry their keys along.
             let mut seen: Vec<i64> = row.iter().map(|&p| vals[p]).collect();
@@ -535,9 +552,7 @@ fn stable_sort() -> Result<(), Failed> {
         (a, d)
     });
     check(s, |(a, dim)| {
-        let Some((keys, vals)) = sorted_rows(&a, dim, true)? else {
-            return Ok(());
-        };
+        let (keys, vals) = sorted_rows(&a, dim, true)?;
         for row in rows(&a.dims, dim) {
             for t in 1..row.len() {
                 let (p, q) = (row[t - 1], row[t]);
@@ -579,7 +594,8 @@ fn topk_prefix() -> Result<(), Failed> {
             shape("s64", &od),
             shape("s32", &od)
         );
-        if let Some(got) = run_hlo(&hlo, &[literal("s64", &a.dims, &a.data)])? {
+        {
+            let got = run_hlo(&hlo, &[literal("s64", &a.dims, &a.data)])?;
             let t = got.as_tuple().unwrap_or(&[]);
             prop_assert_eq!(t.len(), 2);
             prop_assert_eq!(ints(&t[0])?, wv);
@@ -605,7 +621,8 @@ fn map_add() -> Result<(), Failed> {
             literal("s64", &a.dims, &a.data),
             literal("s64", &a.dims, &b),
         ];
-        if let Some(got) = run_hlo(&hlo, &args)? {
+        {
+            let got = run_hlo(&hlo, &args)?;
             let want: Vec<i64> = a.data.iter().zip(&b).map(|(x, y)| x + y).collect();
             prop_assert_eq!(ints(&got)?, want);
         }

@@ -58,7 +58,7 @@ impl Backend for ReferenceBackend {
         let module = match req.module {
             Some(m) => m,
             None => {
-                parsed = crate::hlo::parse_and_verify(req.hlo)?;
+                parsed = crate::verify::parse_and_verify(req.hlo)?;
                 &parsed
             }
         };

@@ -390,11 +390,7 @@ fn read_line_capped(r: &mut impl BufRead) -> std::result::Result<Option<String>,
 }
 
 fn short(s: &str) -> String {
-    if s.chars().count() > 120 {
-        format!("{}...", s.chars().take(120).collect::<String>())
-    } else {
-        s.to_string()
-    }
+    crate::error::shorten(s, 120)
 }
 
 fn literal_list(v: &Value, what: &str) -> std::result::Result<Vec<Literal>, String> {

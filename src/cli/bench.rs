@@ -3,9 +3,7 @@
 //! and the output says which. `--json` prints one JSON object per line; `--filter TEXT` keeps the
 //! cases whose name contains TEXT; `--reps N` sets the timed repetitions (default 3, best kept).
 
-use crate::eval::linalg::{
-    ConvAttrs, DotDims, conv_window, fast_conv, fast_dot, naive_conv, naive_dot,
-};
+use crate::eval::linalg::{ConvAttrs, DotDims, fast_conv, fast_dot, naive_conv, naive_dot};
 use crate::hlo::ast::{Window, WindowDim};
 use crate::hlo::parser::parse_dim_labels;
 use crate::literal::{Array, ArrayData};
@@ -198,7 +196,7 @@ impl Case {
                 };
                 let attrs = ConvAttrs {
                     dims,
-                    window: conv_window(Some(&window), &[r, r]),
+                    window,
                     feature_group_count: 1,
                     batch_group_count: 1,
                 };

@@ -6,10 +6,11 @@ use super::{flag_value, one_line, timeout_value};
 use crate::backend::process::{DEFAULT_TIMEOUT, ProcessBackend};
 use crate::backend::{Backend, Request};
 use crate::conformance::golden::{parse_case, parse_tolerance};
-use crate::hlo::{Module, Opcode, parse_and_verify, parse_literal};
+use crate::hlo::{Module, Opcode, parse_literal};
 use crate::literal::{Literal, literal_from_json, literal_to_json};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::ElementType;
+use crate::verify::parse_and_verify;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -448,9 +449,7 @@ fn index_bounds(module: &Module) -> std::collections::HashMap<usize, i64> {
     let mut bounds = std::collections::HashMap::new();
     let param_of = |id: usize| -> Option<usize> {
         let ins = entry.instructions.get(id)?;
-        (ins.opcode == Opcode::Parameter)
-            .then_some(ins.parameter_number? as usize)
-            .filter(|_| ins.parameter_number.is_some_and(|n| n >= 0))
+        usize::try_from(ins.parameter_number()?).ok()
     };
     let min_dim = |id: usize| -> i64 {
         match entry.instructions.get(id).map(|i| &i.shape) {
@@ -461,7 +460,7 @@ fn index_bounds(module: &Module) -> std::collections::HashMap<usize, i64> {
     for ins in &entry.instructions {
         let ops = &ins.operands;
         // (index operands, the operand they index)
-        let indexed: Vec<(usize, usize)> = match ins.opcode {
+        let indexed: Vec<(usize, usize)> = match ins.opcode() {
             Opcode::DynamicSlice if !ops.is_empty() => {
                 ops[1..].iter().map(|&i| (i, ops[0])).collect()
             }

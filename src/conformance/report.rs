@@ -338,22 +338,12 @@ fn md_text(s: &str) -> String {
 /// on one line and shortened, for the Markdown page.
 fn page_reason(message: &str) -> String {
     let two: Vec<&str> = message.lines().take(2).map(str::trim).collect();
-    let text = two.join("; ");
-    if text.chars().count() > 240 {
-        format!("{}...", text.chars().take(240).collect::<String>())
-    } else {
-        text
-    }
+    crate::error::shorten(&two.join("; "), 240)
 }
 
 /// The first line of a message, shortened, for the one-line-per-failure listing.
 pub fn short_reason(message: &str) -> String {
-    let first = message.lines().next().unwrap_or("");
-    if first.chars().count() > 160 {
-        format!("{}...", first.chars().take(160).collect::<String>())
-    } else {
-        first.to_string()
-    }
+    crate::error::shorten(message.lines().next().unwrap_or(""), 160)
 }
 
 #[cfg(test)]

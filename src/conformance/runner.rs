@@ -12,9 +12,9 @@
 use super::case::{Case, CaseBody, Expect, LayoutCase, RunCase};
 use super::compare::compare;
 use crate::backend::{Backend, Request};
-use crate::hlo::parse_and_verify;
 use crate::literal::{Array, ArrayData, Literal, Scalar, padding_scalar, text::scalar_text};
 use crate::shape::PaddingValue;
+use crate::verify::parse_and_verify;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -85,7 +85,7 @@ fn run_module_case(rc: &RunCase, backend: &mut dyn Backend) -> Outcome {
         (Ok(m), _) => Some(m),
         (Err(e), true) => {
             return match &rc.expect {
-                Expect::Error(t) => error_matches(&e.to_string(), t),
+                Expect::Error(t) => error_matches(e, t),
                 Expect::Values(_) => Outcome::fail(format!("the module was refused: {e}")),
             };
         }
@@ -101,7 +101,7 @@ fn run_module_case(rc: &RunCase, backend: &mut dyn Backend) -> Outcome {
     match (result, &rc.expect) {
         (Err(e), Expect::Error(t)) => {
             if reference {
-                error_matches(&e.to_string(), t)
+                error_matches(&e, t)
             } else if e.rule.as_deref() == Some(crate::backend::process::REFUSED) {
                 Outcome::pass(format!("refused: {}", e.message))
             } else {
@@ -110,7 +110,7 @@ fn run_module_case(rc: &RunCase, backend: &mut dyn Backend) -> Outcome {
         }
         (Err(e), Expect::Values(_)) => Outcome::fail(e.to_string()),
         (Ok(r), Expect::Error(t)) => Outcome::fail(format!(
-            "expected an error containing `{t}`, but the module ran and gave {}",
+            "expected an error citing rule `{t}`, but the module ran and gave {}",
             short_values(&r.results)
         )),
         (Ok(r), Expect::Values(want)) => {
@@ -162,12 +162,14 @@ fn replica_prefix(multi: bool, k: usize, m: String) -> String {
     }
 }
 
-fn error_matches(msg: &str, want: &str) -> Outcome {
-    if msg.contains(want) {
-        Outcome::pass(format!("refused: {msg}"))
+/// An expected error is a rule label, matched exactly: `dot.shape` must not pass on an error
+/// citing `dot.shape_mismatch`, nor on a message that merely mentions it.
+fn error_matches(e: &crate::Error, want: &str) -> Outcome {
+    if e.rule.as_deref() == Some(want) {
+        Outcome::pass(format!("refused: {e}"))
     } else {
         Outcome::fail(format!(
-            "the error does not contain `{want}`; it was: {msg}"
+            "expected an error citing rule `{want}`; it was: {e}"
         ))
     }
 }
@@ -178,15 +180,7 @@ fn short_values(v: &[Literal]) -> String {
         .map(|l| l.to_string())
         .collect::<Vec<_>>()
         .join("; ");
-    if s.len() > 200 {
-        let cut = (0..=200)
-            .rev()
-            .find(|&i| s.is_char_boundary(i))
-            .unwrap_or(0);
-        format!("{}...", &s[..cut])
-    } else {
-        s
-    }
+    crate::error::shorten(&s, 200)
 }
 
 /// The word a padding element prints as in a layout example.
@@ -338,5 +332,21 @@ mod tests {
             o[1].message
         );
         assert_eq!(o[2].status, Status::Passed, "{}", o[2].message);
+    }
+
+    #[test]
+    fn expected_error_is_the_exact_rule_label() {
+        let m = "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  q = f32[3] parameter(1)\n  ROOT a = f32[2] add(p, q)\n}\n---\n";
+        let o = run(&format!(
+            "```hlo-test exact\n{m}expected_error: elementwise.same_shape\n```\n```hlo-test prefix\n{m}expected_error: elementwise.same\n```\n```hlo-test family\n{m}expected_error: elementwise\n```\n"
+        ));
+        assert_eq!(o[0].status, Status::Passed, "{}", o[0].message);
+        assert_eq!(o[1].status, Status::Failed, "{}", o[1].message);
+        assert_eq!(o[2].status, Status::Failed, "{}", o[2].message);
+        assert!(
+            o[1].message.contains("citing rule `elementwise.same`"),
+            "{}",
+            o[1].message
+        );
     }
 }

@@ -10,8 +10,10 @@
 
 use super::{Evaluator, array};
 use crate::error::{Error, Result};
+use crate::hlo::ast::CompId;
 use crate::hlo::ast::Instruction;
-use crate::hlo::opcode::Opcode;
+use crate::hlo::attrs::ReplicaGroups;
+use crate::hlo::opcode::CollectiveOp;
 use crate::literal::{Array, ArrayData, Literal};
 use crate::shape::{ArrayShape, row_major_strides};
 use std::collections::HashMap;
@@ -173,8 +175,8 @@ impl Hub {
 }
 
 /// The group of `replica` from `replica_groups` (none or `{}` means every replica).
-fn group_of(inst: &Instruction, replica: usize, n: usize) -> Result<Vec<usize>> {
-    let groups = inst.attrs.int_lists("replica_groups").unwrap_or(&[]);
+fn group_of(groups: Option<&ReplicaGroups>, replica: usize, n: usize) -> Result<Vec<usize>> {
+    let groups = groups.map(Vec::as_slice).unwrap_or(&[]);
     if groups.is_empty() {
         return Ok((0..n).collect());
     }
@@ -185,38 +187,32 @@ fn group_of(inst: &Instruction, replica: usize, n: usize) -> Result<Vec<usize>> 
         .ok_or_else(|| Error::internal(format!("replica {replica} is in no replica group")))
 }
 
-pub fn eval(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+pub fn eval(
+    ev: &Evaluator,
+    inst: &Instruction,
+    op: &CollectiveOp,
+    ops: &[&Literal],
+) -> Result<Literal> {
     let me = ev.ctx.replica_id;
     let n = ev.ctx.shared.num_replicas;
     let timeout = ev.ctx.options.rendezvous_timeout;
     let hub = &ev.ctx.shared.collectives;
-    match inst.opcode {
-        Opcode::ReplicaId => Ok(Literal::scalar(me as u32)),
-        Opcode::PartitionId => Ok(Literal::scalar(0u32)),
-        Opcode::AllReduce => {
-            let group = group_of(inst, me, n)?;
-            let all = hub.exchange(
-                me,
-                &group,
-                &inst.name,
-                Literal::Tuple(ops.iter().map(|l| (*l).clone()).collect()),
-                timeout,
-            )?;
+    let contribution = || Literal::Tuple(ops.iter().map(|l| (*l).clone()).collect());
+    match op {
+        CollectiveOp::ReplicaId => Ok(Literal::scalar(me as u32)),
+        CollectiveOp::PartitionId => Ok(Literal::scalar(0u32)),
+        CollectiveOp::AllReduce(a) => {
+            let group = group_of(a.replica_groups.as_ref(), me, n)?;
+            let all = hub.exchange(me, &group, &inst.name, contribution(), timeout)?;
             let reduced = (0..ops.len())
-                .map(|i| reduce_across(ev, inst, &all, i))
+                .map(|i| reduce_across(ev, a.to_apply.0, &all, i))
                 .collect::<Result<Vec<_>>>()?;
             Ok(one_or_tuple(reduced))
         }
-        Opcode::AllGather => {
-            let group = group_of(inst, me, n)?;
-            let d = dimension(inst)?;
-            let all = hub.exchange(
-                me,
-                &group,
-                &inst.name,
-                Literal::Tuple(ops.iter().map(|l| (*l).clone()).collect()),
-                timeout,
-            )?;
+        CollectiveOp::AllGather(a) => {
+            let group = group_of(a.replica_groups.as_ref(), me, n)?;
+            let d = dimension(&a.dimensions)?;
+            let all = hub.exchange(me, &group, &inst.name, contribution(), timeout)?;
             let out = (0..ops.len())
                 .map(|i| {
                     let parts: Vec<&Array> =
@@ -226,39 +222,27 @@ pub fn eval(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Lite
                 .collect::<Result<Vec<_>>>()?;
             Ok(one_or_tuple(out.into_iter().map(Literal::Array).collect()))
         }
-        Opcode::ReduceScatter => {
-            let group = group_of(inst, me, n)?;
-            let d = dimension(inst)?;
+        CollectiveOp::ReduceScatter(a) => {
+            let group = group_of(a.replica_groups.as_ref(), me, n)?;
+            let d = dimension(&a.dimensions)?;
             let pos = group.iter().position(|&r| r == me).unwrap_or(0);
-            let all = hub.exchange(
-                me,
-                &group,
-                &inst.name,
-                Literal::Tuple(ops.iter().map(|l| (*l).clone()).collect()),
-                timeout,
-            )?;
+            let all = hub.exchange(me, &group, &inst.name, contribution(), timeout)?;
             let out = (0..ops.len())
                 .map(|i| {
-                    let r = reduce_across(ev, inst, &all, i)?.into_array()?;
+                    let r = reduce_across(ev, a.to_apply.0, &all, i)?.into_array()?;
                     Ok(Literal::Array(chunk(&r, d, group.len(), pos)?))
                 })
                 .collect::<Result<Vec<_>>>()?;
             Ok(one_or_tuple(out))
         }
-        Opcode::AllToAll => {
-            let group = group_of(inst, me, n)?;
+        CollectiveOp::AllToAll(a) => {
+            let group = group_of(a.replica_groups.as_ref(), me, n)?;
             let pos = group.iter().position(|&r| r == me).unwrap_or(0);
-            let all = hub.exchange(
-                me,
-                &group,
-                &inst.name,
-                Literal::Tuple(ops.iter().map(|l| (*l).clone()).collect()),
-                timeout,
-            )?;
-            match inst.attrs.ints("dimensions") {
-                Some(&[d]) if ops.len() == 1 => {
+            let all = hub.exchange(me, &group, &inst.name, contribution(), timeout)?;
+            match a.dimensions.as_deref() {
+                Some(dims) => {
                     // Member i's chunk `pos` along d, concatenated along d in group order.
-                    let d = d as usize;
+                    let d = dimension(dims)?;
                     let chunks: Vec<Array> = all
                         .iter()
                         .map(|t| chunk(part(t, 0)?, d, group.len(), pos))
@@ -268,7 +252,7 @@ pub fn eval(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Lite
                         d,
                     )?))
                 }
-                _ => {
+                None => {
                     // Tuple form: operand `pos` of each member, in group order.
                     let out = all
                         .iter()
@@ -278,7 +262,7 @@ pub fn eval(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Lite
                 }
             }
         }
-        Opcode::CollectivePermute => {
+        CollectiveOp::CollectivePermute(a) => {
             let everyone: Vec<usize> = (0..n).collect();
             let x = array(ops, 0)?;
             let all = hub.exchange(
@@ -288,18 +272,17 @@ pub fn eval(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Lite
                 Literal::Array(x.clone()),
                 timeout,
             )?;
-            let pairs = inst.attrs.int_lists("source_target_pairs").unwrap_or(&[]);
-            match pairs.iter().find(|p| p.get(1) == Some(&(me as i64))) {
-                Some(p) => all
-                    .get(p[0] as usize)
+            match a.source_target_pairs.iter().find(|p| p.1 == me as i64) {
+                Some(&(source, _)) => all
+                    .get(source as usize)
                     .cloned()
                     .ok_or_else(|| Error::internal("collective-permute source out of range")),
                 // A replica that nobody sends to receives zeros.
                 None => Ok(Literal::Array(Array::zeros(x.shape.clone()))),
             }
         }
-        Opcode::CollectiveBroadcast => {
-            let group = group_of(inst, me, n)?;
+        CollectiveOp::CollectiveBroadcast(a) => {
+            let group = group_of(a.replica_groups.as_ref(), me, n)?;
             let all = hub.exchange(
                 me,
                 &group,
@@ -311,7 +294,6 @@ pub fn eval(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Lite
                 .next()
                 .ok_or_else(|| Error::internal("empty group"))
         }
-        op => Err(super::not_implemented(op)),
     }
 }
 
@@ -330,20 +312,16 @@ fn part(t: &Literal, i: usize) -> Result<&Array> {
         .ok_or_else(|| Error::internal("collective contribution is not an array"))
 }
 
-fn dimension(inst: &Instruction) -> Result<usize> {
-    match inst.attrs.ints("dimensions") {
-        Some(&[d]) => Ok(d as usize),
+fn dimension(dims: &[i64]) -> Result<usize> {
+    match dims {
+        &[d] => Ok(d as usize),
         _ => Err(Error::internal("collective needs one dimension")),
     }
 }
 
 /// Combines operand `i` of every contribution element by element with the op's computation, in
 /// group order: ((v₀ ⊕ v₁) ⊕ v₂) ⊕ …
-fn reduce_across(ev: &Evaluator, inst: &Instruction, all: &[Literal], i: usize) -> Result<Literal> {
-    let comp = inst
-        .attrs
-        .comp("to_apply")
-        .ok_or_else(|| Error::internal("missing to_apply"))?;
+fn reduce_across(ev: &Evaluator, comp: CompId, all: &[Literal], i: usize) -> Result<Literal> {
     let parts: Vec<&Array> = all.iter().map(|t| part(t, i)).collect::<Result<_>>()?;
     let first = parts
         .first()

@@ -9,25 +9,32 @@
 
 use super::{Evaluator, array};
 use crate::error::{Error, Result};
-use crate::hlo::ast::{Attrs, ConvDims, Instruction, Window, WindowDim};
-use crate::hlo::opcode::Opcode;
+use crate::hlo::ast::{ConvDims, Instruction, Window};
+use crate::hlo::attrs::{ConvolutionAttrs, DotAttrs};
+use crate::hlo::opcode::LinalgOp;
 use crate::kernels::ToAcc;
 use crate::kernels::conv::{ConvGeom, conv_fast, for_each_index};
 use crate::kernels::gemm::{GemmElem, KernelKind, MatRef, MicroKernel, gemm};
 use crate::literal::{Array, ArrayData, C64, C128, Literal, NativeType};
+use crate::shape::window::window_output_size;
 use crate::shape::{ArrayShape, row_major_strides};
 use crate::types::ElementType;
 use crate::with_data;
 use half::{bf16, f16};
 use rayon::prelude::*;
 
-pub fn eval(_ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+pub fn eval(
+    _ev: &Evaluator,
+    inst: &Instruction,
+    op: &LinalgOp,
+    ops: &[&Literal],
+) -> Result<Literal> {
     let lhs = array(ops, 0)?;
     let rhs = array(ops, 1)?;
     let rty = Evaluator::result_array_shape(inst)?.ty;
-    let out = match inst.opcode {
-        Opcode::Dot => {
-            let d = DotDims::of_attrs(&inst.attrs);
+    let out = match op {
+        LinalgOp::Dot(attrs) => {
+            let d = DotDims::of(attrs);
             let (res, _) = if acc_kind(lhs.ty(), rty) == Acc::C128 {
                 (naive_dot(lhs, rhs, &d, rty)?, None)
             } else {
@@ -35,24 +42,23 @@ pub fn eval(_ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Lit
             };
             res
         }
-        Opcode::Convolution => {
-            let attrs = ConvAttrs::of(inst, rhs.dims())?;
+        LinalgOp::Convolution(c) => {
+            let attrs = ConvAttrs::of(c, rhs.dims());
             if acc_kind(lhs.ty(), rty) == Acc::C128 {
                 naive_conv(lhs, rhs, &attrs, rty)?
             } else {
                 fast_conv(lhs, rhs, &attrs, rty)?.0
             }
         }
-        other => return Err(Error::internal(format!("`{other}` is not a linalg op"))),
     };
     let shape = Evaluator::result_shape_with_dims(inst, out.dims())?;
     Ok(Literal::Array(Array::from_data(shape, out.data)?))
 }
 
 // ---------------------------------------------------------------------------------------------
-// Dimension numbers and window geometry (shared with the verifier).
+// Dimension numbers and window geometry.
 
-/// The dimension numbers of a `dot`, read from the attributes (absent lists are empty).
+/// The dimension numbers of a verified `dot`, as indices.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DotDims {
     pub lhs_batch: Vec<usize>,
@@ -69,61 +75,15 @@ impl DotDims {
             .collect()
     }
 
-    /// Reads verified attributes.
-    pub fn of_attrs(a: &Attrs) -> DotDims {
-        let get = |k: &str| -> Vec<usize> {
-            a.ints(k)
-                .unwrap_or(&[])
-                .iter()
-                .map(|&d| d.max(0) as usize)
-                .collect()
-        };
+    /// The dimension numbers of a verified dot (the verifier proved them in range).
+    pub fn of(a: &DotAttrs) -> DotDims {
+        let idx = |v: &[i64]| -> Vec<usize> { v.iter().map(|&d| d as usize).collect() };
         DotDims {
-            lhs_batch: get("lhs_batch_dims"),
-            lhs_contracting: get("lhs_contracting_dims"),
-            rhs_batch: get("rhs_batch_dims"),
-            rhs_contracting: get("rhs_contracting_dims"),
+            lhs_batch: idx(&a.lhs_batch_dims),
+            lhs_contracting: idx(&a.lhs_contracting_dims),
+            rhs_batch: idx(&a.rhs_batch_dims),
+            rhs_contracting: idx(&a.rhs_contracting_dims),
         }
-    }
-}
-
-/// The number of window positions along one spatial dimension: the base is dilated
-/// (`(n-1)*lhs_dilate+1`), padded (`pad_lo + .. + pad_hi`, negative pads crop), and a window of
-/// dilated size `(size-1)*rhs_dilate+1` moves over it in steps of `stride`. `None` when the padded
-/// base is negative (more cropped than there is) or the stride is not positive.
-pub fn window_output_size(n: i64, w: &WindowDim) -> Option<i64> {
-    let dilated = if n == 0 {
-        0
-    } else {
-        (n - 1) * w.lhs_dilate + 1
-    };
-    let padded = dilated + w.pad_lo + w.pad_hi;
-    if padded < 0 || w.stride <= 0 {
-        return None;
-    }
-    let win = if w.size == 0 {
-        0
-    } else {
-        (w.size - 1) * w.rhs_dilate + 1
-    };
-    Some(if padded < win {
-        0
-    } else {
-        (padded - win) / w.stride + 1
-    })
-}
-
-/// The window of a convolution: as written, or (when the attribute is absent) one of the
-/// kernel's spatial size with unit strides and dilations and no padding.
-pub fn conv_window(window: Option<&Window>, kernel_sizes: &[i64]) -> Window {
-    match window {
-        Some(w) => w.clone(),
-        None => Window {
-            dims: kernel_sizes
-                .iter()
-                .map(|&s| WindowDim::of_size(s))
-                .collect(),
-        },
     }
 }
 
@@ -137,23 +97,23 @@ pub struct ConvAttrs {
 }
 
 impl ConvAttrs {
-    pub fn of(inst: &Instruction, rhs_dims: &[i64]) -> Result<ConvAttrs> {
-        let dims = inst
-            .attrs
-            .conv_dims()
-            .ok_or_else(|| Error::internal("convolution without dim_labels"))?
-            .clone();
-        let ksizes: Vec<i64> = dims
+    /// The convolution of verified attributes, on a kernel of `rhs_dims`.
+    pub fn of(c: &ConvolutionAttrs, rhs_dims: &[i64]) -> ConvAttrs {
+        let ksizes: Vec<i64> = c
+            .dim_labels
             .kernel_spatial
             .iter()
             .map(|&d| rhs_dims.get(d).copied().unwrap_or(0))
             .collect();
-        Ok(ConvAttrs {
-            window: conv_window(inst.attrs.window(), &ksizes),
-            dims,
-            feature_group_count: inst.attrs.int("feature_group_count").unwrap_or(1),
-            batch_group_count: inst.attrs.int("batch_group_count").unwrap_or(1),
-        })
+        ConvAttrs {
+            window: c
+                .window
+                .clone()
+                .unwrap_or_else(|| Window::of_sizes(&ksizes)),
+            dims: c.dim_labels.clone(),
+            feature_group_count: c.feature_group_count,
+            batch_group_count: c.batch_group_count,
+        }
     }
 
     /// The result dimensions for operands of these sizes.
@@ -164,7 +124,12 @@ impl ConvAttrs {
         out[d.output_feature] = rhs[d.kernel_output_feature];
         for (i, w) in self.window.dims.iter().enumerate() {
             out[d.output_spatial[i]] = window_output_size(lhs[d.input_spatial[i]], w)
-                .ok_or_else(|| Error::internal("convolution window does not fit"))?;
+                .map_err(|e| {
+                    Error::runtime(format!(
+                        "convolution: the window does not fit the actual size of spatial dimension {i} ({e:?})"
+                    ))
+                    .with_rule("convolution.padded_size")
+                })?;
         }
         Ok(out)
     }

@@ -18,7 +18,7 @@ pub mod reduction;
 
 use crate::error::{Error, Result};
 use crate::hlo::ast::*;
-use crate::hlo::opcode::Opcode;
+use crate::hlo::opcode::{MovementOp, Op};
 use crate::literal::Literal;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -85,6 +85,10 @@ pub struct Evaluator<'a> {
     pub module: &'a Module,
     pub ctx: &'a ReplicaCtx<'a>,
 }
+
+/// The stack of each replica's thread: room for `verify::MAX_CALL_DEPTH` nested calls (a few
+/// kilobytes each) with a wide margin; only what is touched is ever committed.
+const REPLICA_STACK_BYTES: usize = 64 << 20;
 
 /// Runs a verified module once (one replica).
 pub fn run(module: &Module, args: Vec<Literal>, options: &RunOptions) -> Result<RunOutput> {
@@ -168,10 +172,8 @@ pub fn run_replicated(
         );
         Ok(RunOutput { result, outfeed })
     };
-    if n == 1 {
-        let a = args.into_iter().next().unwrap_or_default();
-        return Ok(vec![run_one(0, a)?]);
-    }
+    // Every replica runs on a thread of its own with a stack sized for the deepest call chain the
+    // verifier allows (`module.call_depth`), whatever thread the caller is on.
     let results: Vec<Result<RunOutput>> = std::thread::scope(|s| {
         let handles: Vec<_> = args
             .into_iter()
@@ -179,23 +181,32 @@ pub fn run_replicated(
             .map(|(r, a)| {
                 let run_one = &run_one;
                 let shared = &shared;
-                s.spawn(move || {
-                    let out = run_one(r, a);
-                    if out.is_err() {
-                        // Wake peers waiting for this replica so they fail fast instead of timing out.
-                        shared.collectives.abort();
-                    }
-                    // Peers still waiting for this replica at a collective can never be joined.
-                    shared.collectives.finish(r);
-                    out
-                })
+                std::thread::Builder::new()
+                    .name(format!("replica-{r}"))
+                    .stack_size(REPLICA_STACK_BYTES)
+                    .spawn_scoped(s, move || {
+                        let out = run_one(r, a);
+                        if out.is_err() {
+                            // Wake peers waiting for this replica so they fail fast instead of
+                            // timing out.
+                            shared.collectives.abort();
+                        }
+                        // Peers still waiting for this replica at a collective can never be
+                        // joined.
+                        shared.collectives.finish(r);
+                        out
+                    })
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::internal("a replica thread panicked")))
+            .map(|h| match h {
+                Ok(h) => h
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::internal("a replica thread panicked"))),
+                Err(e) => Err(Error::runtime(format!(
+                    "cannot start a replica thread: {e}"
+                ))),
             })
             .collect()
     });
@@ -247,11 +258,6 @@ pub fn catch_panics<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     }
 }
 
-/// The error for an opcode whose evaluation has not been written yet.
-pub fn not_implemented(op: Opcode) -> Error {
-    Error::runtime(format!("not implemented yet: {op}")).with_rule("eval.not_implemented")
-}
-
 impl<'a> Evaluator<'a> {
     /// Evaluates computation `id` on `args` (one per parameter, in parameter-number order).
     pub fn call(&self, id: CompId, args: Vec<Literal>) -> Result<Literal> {
@@ -272,22 +278,16 @@ impl<'a> Evaluator<'a> {
         let mut args: Vec<Option<Literal>> = args.into_iter().map(Some).collect();
         let mut values: Vec<Option<Literal>> = vec![None; n];
         for (i, inst) in comp.instructions.iter().enumerate() {
-            let value = match inst.opcode {
-                Opcode::Parameter => {
-                    let k = inst.parameter_number.unwrap_or(-1);
-                    args.get_mut(k as usize)
-                        .and_then(|a| a.take())
-                        .ok_or_else(|| {
-                            Error::internal(format!(
-                                "computation `{}` has no argument {k}",
-                                comp.name
-                            ))
-                        })
-                }
-                Opcode::Constant => inst
-                    .literal
-                    .clone()
-                    .ok_or_else(|| Error::internal("constant without a literal")),
+            let value = match &inst.op {
+                Op::Movement(MovementOp::Parameter(p)) => args
+                    .get_mut(p.number as usize)
+                    .and_then(|a| a.take())
+                    .ok_or_else(|| {
+                        Error::internal(format!(
+                            "computation `{}` has no argument {}",
+                            comp.name, p.number
+                        ))
+                    }),
                 _ => {
                     let ops: Vec<&Literal> = inst
                         .operands
@@ -317,36 +317,19 @@ impl<'a> Evaluator<'a> {
             .ok_or_else(|| Error::internal("root value missing"))
     }
 
-    /// The one dispatch over every opcode.
+    /// The one dispatch over every op: each family's evaluator gets its own typed op.
     fn eval(&self, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
-        use Opcode::*;
-        match inst.opcode {
-            Parameter | Constant | Iota | Tuple | GetTupleElement | Broadcast | Reshape
-            | DynamicReshape | Transpose | Reverse | Slice | DynamicSlice | DynamicUpdateSlice
-            | Concatenate | Pad | Copy | Bitcast | GetDimensionSize | SetDimensionSize => {
-                movement::eval(self, inst, ops)
-            }
-            Abs | Cbrt | Ceil | Clz | Cos | Erf | Exp | Expm1 | Floor | Imag | IsFinite | Log
-            | Log1p | Logistic | Negate | Not | PopulationCount | Real | RoundNearestAfz
-            | RoundNearestEven | Rsqrt | Sign | Sin | Sqrt | Tan | Tanh | Add | Subtract
-            | Multiply | Divide | Power | Remainder | Maximum | Minimum | And | Or | Xor
-            | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical | Atan2 | Complex | Compare
-            | Select | Clamp | Convert | BitcastConvert | ReducePrecision => {
-                elementwise::eval(self, inst, ops)
-            }
-            Reduce | ReduceWindow | SelectAndScatter | Map | Sort | TopK => {
-                reduction::eval(self, inst, ops)
-            }
-            Gather | Scatter => indexing::eval(self, inst, ops),
-            Dot | Convolution => linalg::eval(self, inst, ops),
-            Call | While | Conditional | AfterAll | AddDependency | OptimizationBarrier
-            | CustomCall | Infeed | Outfeed | Send | SendDone | Recv | RecvDone => {
-                control::eval(self, inst, ops)
-            }
-            BatchNormTraining | BatchNormInference | BatchNormGrad | Cholesky | TriangularSolve
-            | Fft | Rng | RngBitGenerator | RngGetAndUpdateState => numerics::eval(self, inst, ops),
-            ReplicaId | PartitionId | AllReduce | AllGather | AllToAll | ReduceScatter
-            | CollectivePermute | CollectiveBroadcast => collective::eval(self, inst, ops),
+        match &inst.op {
+            Op::Movement(op) => movement::eval(self, inst, op, ops),
+            Op::Unary(op) => elementwise::eval_unary(inst, *op, ops),
+            Op::Binary(op) => elementwise::eval_binary(inst, *op, ops),
+            Op::Elementwise(op) => elementwise::eval(inst, op, ops),
+            Op::Reduction(op) => reduction::eval(self, inst, op, ops),
+            Op::Indexing(op) => indexing::eval(self, inst, op, ops),
+            Op::Linalg(op) => linalg::eval(self, inst, op, ops),
+            Op::Control(op) => control::eval(self, inst, op, ops),
+            Op::Numerics(op) => numerics::eval(self, inst, op, ops),
+            Op::Collective(op) => collective::eval(self, inst, op, ops),
         }
     }
 
@@ -383,7 +366,8 @@ pub fn array<'l>(ops: &[&'l Literal], i: usize) -> Result<&'l crate::literal::Ar
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hlo::{parse_and_verify, parse_literal, parse_module, print_module};
+    use crate::hlo::{parse_literal, parse_module, print_module};
+    use crate::verify::parse_and_verify;
 
     #[test]
     fn runs_a_small_module_end_to_end() {
@@ -405,7 +389,7 @@ mod tests {
     }
 
     #[test]
-    fn unimplemented_ops_are_runtime_errors_not_panics() {
+    fn missing_arguments_are_invalid_programs_not_panics() {
         let m = parse_module(
             "HloModule m\nENTRY e {\n p = f32[2] parameter(0)\n ROOT r = f32[2] add(p, p)\n}",
         )

@@ -109,7 +109,7 @@ fn literal_from_json_depth(v: &Value, depth: usize) -> Result<Literal> {
         .get("shape")
         .and_then(|s| s.as_str())
         .ok_or_else(|| bad("a literal needs \"shape\" (a string) or \"tuple\"".into()))?;
-    let shape = crate::hlo::parse_shape(shape_text)
+    let shape = crate::shape::text::parse_shape(shape_text)
         .map_err(|e| bad(format!("bad shape {shape_text:?}: {}", e.message)))?;
     let ashape = match shape {
         Shape::Array(a) => a,
@@ -142,12 +142,7 @@ fn literal_from_json_depth(v: &Value, depth: usize) -> Result<Literal> {
 }
 
 fn short(v: &Value) -> String {
-    let s = v.to_string();
-    if s.len() > 60 {
-        format!("{}...", &s[..60])
-    } else {
-        s
-    }
+    crate::error::shorten(&v.to_string(), 60)
 }
 
 fn json_f64(v: &Value) -> std::result::Result<f64, String> {

@@ -6,6 +6,7 @@
 //! sizes, which is how a dimension's dynamic size travels with the value.
 
 mod json;
+pub mod parse;
 pub mod text;
 
 pub use json::{literal_from_json, literal_to_json};

@@ -10,6 +10,7 @@
 //! does: a dimension's stride is the product of the (padded) sizes of all dimensions more minor
 //! than it.
 
+pub mod text;
 pub mod window;
 
 use crate::error::{Error, Result};

@@ -9,31 +9,32 @@
 
 use super::Ctx;
 use crate::error::{Error, Result};
-use crate::hlo::opcode::Opcode;
+use crate::hlo::attrs::{AllToAllAttrs, Comp};
+use crate::hlo::opcode::CollectiveOp;
 use crate::shape::{ArrayShape, Shape};
 use crate::types::ElementType;
 use crate::{ensure, invalid};
 
-pub fn infer(ctx: &Ctx) -> Result<Shape> {
-    use Opcode::*;
-    check_channel_id(ctx)?;
-    match ctx.op() {
-        ReplicaId | PartitionId => {
+pub fn infer(ctx: &Ctx, op: &CollectiveOp) -> Result<Shape> {
+    match op {
+        CollectiveOp::ReplicaId | CollectiveOp::PartitionId => {
             ctx.arity(0)?;
             Ok(Shape::scalar(ElementType::U32))
         }
-        AllReduce => {
+        CollectiveOp::AllReduce(r) => {
+            check_channel_id(r.channel_id)?;
             let arrays = operand_arrays(ctx)?;
-            group_size(ctx, false)?;
-            check_reducer(ctx, &arrays)?;
+            group_size(ctx, r.replica_groups.as_deref(), false)?;
+            check_reducer(ctx, r.to_apply, &arrays)?;
             Ok(results(ctx, arrays.iter().map(|a| plain(a)).collect()))
         }
-        AllGather => {
+        CollectiveOp::AllGather(g) => {
+            check_channel_id(g.channel_id)?;
             let arrays = operand_arrays(ctx)?;
-            let n = group_size(ctx, true)?;
+            let n = group_size(ctx, g.replica_groups.as_deref(), true)?;
             let mut out = vec![];
             for a in &arrays {
-                let d = one_dimension(ctx, a)?;
+                let d = one_dimension(ctx, a, &g.dimensions)?;
                 let mut s = plain(a);
                 s.dims[d] = a.dims[d].checked_mul(n).ok_or_else(|| {
                     Error::invalid("shape.too_large", "all-gather result too large")
@@ -42,13 +43,14 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
             }
             Ok(results(ctx, out))
         }
-        ReduceScatter => {
+        CollectiveOp::ReduceScatter(r) => {
+            check_channel_id(r.channel_id)?;
             let arrays = operand_arrays(ctx)?;
-            let n = group_size(ctx, true)?;
-            check_reducer(ctx, &arrays)?;
+            let n = group_size(ctx, r.replica_groups.as_deref(), true)?;
+            check_reducer(ctx, r.to_apply, &arrays)?;
             let mut out = vec![];
             for a in &arrays {
-                let d = one_dimension(ctx, a)?;
+                let d = one_dimension(ctx, a, &r.dimensions)?;
                 ensure!(
                     a.dims[d] % n == 0,
                     "reduce-scatter.divisible",
@@ -61,23 +63,16 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
             }
             Ok(results(ctx, out))
         }
-        AllToAll => all_to_all(ctx),
-        CollectivePermute => {
+        CollectiveOp::AllToAll(a) => {
+            check_channel_id(a.channel_id)?;
+            all_to_all(ctx, a)
+        }
+        CollectiveOp::CollectivePermute(p) => {
+            check_channel_id(p.channel_id)?;
             ctx.arity(1)?;
             let a = ctx.array(0)?;
-            let lists = ctx.attrs().int_lists("source_target_pairs").unwrap_or(&[]);
-            let mut pairs = vec![];
-            for p in lists {
-                let &[s, t] = p.as_slice() else {
-                    invalid!(
-                        "collective-permute.pairs",
-                        "each source_target_pairs entry is {{source,target}}, got {p:?}"
-                    )
-                };
-                pairs.push((s, t));
-            }
             check_source_target_pairs(
-                &pairs,
+                &p.source_target_pairs,
                 ctx.replica_count,
                 [
                     "collective-permute.pairs",
@@ -87,15 +82,12 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
             )?;
             Ok(Shape::Array(plain(a)))
         }
-        CollectiveBroadcast => {
+        CollectiveOp::CollectiveBroadcast(b) => {
+            check_channel_id(b.channel_id)?;
             let arrays = operand_arrays(ctx)?;
-            group_size(ctx, false)?;
+            group_size(ctx, b.replica_groups.as_deref(), false)?;
             Ok(results(ctx, arrays.iter().map(|a| plain(a)).collect()))
         }
-        op => invalid!(
-            "hlo.unsupported",
-            "xla-spec cannot verify `{op}` as a collective"
-        ),
     }
 }
 
@@ -174,8 +166,8 @@ fn operand_arrays<'a>(ctx: &Ctx<'a>) -> Result<Vec<&'a ArrayShape>> {
         .collect()
 }
 
-fn check_channel_id(ctx: &Ctx) -> Result<()> {
-    if let Some(c) = ctx.attrs().int("channel_id") {
+fn check_channel_id(channel_id: Option<i64>) -> Result<()> {
+    if let Some(c) = channel_id {
         ensure!(
             c >= 1,
             "collective.channel_id",
@@ -189,9 +181,9 @@ fn check_channel_id(ctx: &Ctx) -> Result<()> {
 /// all replicas. Explicit groups must be non-empty and together name every replica exactly once;
 /// `equal_sizes` additionally requires all groups to be the same size (the result shape depends
 /// on it).
-fn group_size(ctx: &Ctx, equal_sizes: bool) -> Result<i64> {
+fn group_size(ctx: &Ctx, groups: Option<&[Vec<i64>]>, equal_sizes: bool) -> Result<i64> {
     let n = ctx.replica_count;
-    let groups = ctx.attrs().int_lists("replica_groups").unwrap_or(&[]);
+    let groups = groups.unwrap_or(&[]);
     if groups.is_empty() {
         return Ok(n);
     }
@@ -236,8 +228,7 @@ fn group_size(ctx: &Ctx, equal_sizes: bool) -> Result<i64> {
 }
 
 /// `dimensions={d}`: exactly one dimension of `a`.
-fn one_dimension(ctx: &Ctx, a: &ArrayShape) -> Result<usize> {
-    let dims = ctx.ints_attr("dimensions")?;
+fn one_dimension(ctx: &Ctx, a: &ArrayShape, dims: &[i64]) -> Result<usize> {
     let label = format!("{}.dimensions", ctx.op());
     let &[d] = dims else {
         return Err(Error::invalid(
@@ -258,8 +249,7 @@ fn one_dimension(ctx: &Ctx, a: &ArrayShape) -> Result<usize> {
 }
 
 /// `to_apply` of all-reduce and reduce-scatter: `(T[], T[]) -> T[]` for each operand type.
-fn check_reducer(ctx: &Ctx, arrays: &[&ArrayShape]) -> Result<()> {
-    let comp = ctx.comp_attr("to_apply")?;
+fn check_reducer(ctx: &Ctx, comp: Comp, arrays: &[&ArrayShape]) -> Result<()> {
     let rule = format!("{}.to_apply_signature", ctx.op());
     for a in arrays {
         let s = Shape::scalar(a.ty);
@@ -268,22 +258,20 @@ fn check_reducer(ctx: &Ctx, arrays: &[&ArrayShape]) -> Result<()> {
     Ok(())
 }
 
-fn all_to_all(ctx: &Ctx) -> Result<Shape> {
-    let n = group_size(ctx, true)?;
-    if ctx.attrs().has("dimensions") {
+fn all_to_all(ctx: &Ctx, attrs: &AllToAllAttrs) -> Result<Shape> {
+    let groups = attrs.replica_groups.as_deref();
+    let n = group_size(ctx, groups, true)?;
+    if let Some(dims) = &attrs.dimensions {
         ctx.arity(1)?;
         // XLA's verifier refuses the array form without explicit groups ("Array all-to-all should
         // have a split dimension, one operand and non-empty replica groups").
         ensure!(
-            !ctx.attrs()
-                .int_lists("replica_groups")
-                .unwrap_or(&[])
-                .is_empty(),
+            !groups.unwrap_or(&[]).is_empty(),
             "all-to-all.explicit_groups",
             "the array form of all-to-all needs explicit, non-empty replica_groups"
         );
         let a = ctx.array(0)?;
-        let d = one_dimension(ctx, a)?;
+        let d = one_dimension(ctx, a, dims)?;
         ensure!(
             a.dims[d] % n == 0,
             "all-to-all.divisible",
@@ -314,7 +302,7 @@ fn all_to_all(ctx: &Ctx) -> Result<Shape> {
 #[cfg(test)]
 mod tests {
     use crate::eval::RunOptions;
-    use crate::hlo::parse_and_verify;
+    use crate::verify::parse_and_verify;
 
     const ADD: &str =
         "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT c = f32[] add(a, b)\n}\n";
@@ -481,7 +469,7 @@ mod golden_tests {
             let v: serde_json::Value =
                 serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
             for c in v["cases"].as_array().unwrap() {
-                let e = crate::hlo::parse_and_verify(c["hlo"].as_str().unwrap()).unwrap_err();
+                let e = crate::verify::parse_and_verify(c["hlo"].as_str().unwrap()).unwrap_err();
                 assert_eq!(
                     e.rule.as_deref(),
                     c["expected_error"].as_str(),

@@ -9,24 +9,24 @@
 
 use super::Ctx;
 use crate::error::Result;
-use crate::hlo::opcode::Opcode;
+use crate::hlo::attrs::{Branches, ChannelAttrs, Comp, WhileAttrs};
+use crate::hlo::opcode::ControlOp;
 use crate::shape::Shape;
 use crate::types::ElementType;
 use crate::{ensure, invalid};
 
-pub fn infer(ctx: &Ctx) -> Result<Shape> {
-    use Opcode::*;
-    match ctx.op() {
-        Call => {
-            let comp = ctx.comp_attr("to_apply")?;
+pub fn infer(ctx: &Ctx, op: &ControlOp) -> Result<Shape> {
+    match op {
+        ControlOp::Call(c) => {
+            let comp = c.to_apply;
             let (_, result) = ctx.signature(comp)?;
             let args: Vec<Shape> = ctx.operands.iter().map(|s| (*s).clone()).collect();
             ctx.check_signature(comp, &args, &result, "call.signature")?;
             Ok(result)
         }
-        While => while_shape(ctx),
-        Conditional => conditional(ctx),
-        AfterAll => {
+        ControlOp::While(w) => while_shape(ctx, w),
+        ControlOp::Conditional(b) => conditional(ctx, b),
+        ControlOp::AfterAll => {
             for (i, s) in ctx.operands.iter().enumerate() {
                 ensure!(
                     s.is_token(),
@@ -36,7 +36,7 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
             }
             Ok(Shape::Token)
         }
-        AddDependency => {
+        ControlOp::AddDependency => {
             ctx.arity(2)?;
             ensure!(
                 ctx.operands[1].is_token(),
@@ -46,13 +46,13 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
             );
             Ok(ctx.operands[0].clone())
         }
-        OptimizationBarrier => {
+        ControlOp::OptimizationBarrier => {
             ctx.arity(1)?;
             Ok(ctx.operands[0].clone())
         }
-        CustomCall => {
+        ControlOp::CustomCall(c) => {
             let d = ctx.declared_required()?;
-            if let Some(shapes) = crate::eval::control::operand_layouts(ctx.inst)? {
+            if let Some(shapes) = &c.operand_layouts {
                 ensure!(
                     shapes.len() == ctx.operands.len(),
                     "custom-call.operand_layouts",
@@ -70,11 +70,11 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
             }
             Ok(d.clone())
         }
-        Infeed => infeed(ctx),
-        Outfeed => {
+        ControlOp::Infeed(_) => infeed(ctx),
+        ControlOp::Outfeed(o) => {
             ctx.arity(2)?;
             token_operand(ctx, 1)?;
-            if let Some(s) = ctx.attrs().shape("outfeed_shape") {
+            if let Some(s) = &o.shape {
                 ensure!(
                     s.compatible(ctx.operands[0]),
                     "outfeed.shape_matches",
@@ -84,17 +84,17 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
             }
             Ok(Shape::Token)
         }
-        Send => {
+        ControlOp::Send(c) => {
             ctx.arity(2)?;
-            channel_id(ctx)?;
-            check_pairs(ctx)?;
+            channel_id(ctx, c)?;
+            check_pairs(ctx, c)?;
             token_operand(ctx, 1)?;
             Ok(context_shape(ctx.operands[0].clone()))
         }
-        Recv => {
+        ControlOp::Recv(c) => {
             ctx.arity(1)?;
-            channel_id(ctx)?;
-            check_pairs(ctx)?;
+            channel_id(ctx, c)?;
+            check_pairs(ctx, c)?;
             token_operand(ctx, 0)?;
             let d = ctx.declared_required()?;
             match d.as_tuple() {
@@ -107,22 +107,18 @@ pub fn infer(ctx: &Ctx) -> Result<Shape> {
                 ),
             }
         }
-        SendDone => {
+        ControlOp::SendDone(c) => {
             ctx.arity(1)?;
-            channel_id(ctx)?;
+            channel_id(ctx, c)?;
             context_operand(ctx)?;
             Ok(Shape::Token)
         }
-        RecvDone => {
+        ControlOp::RecvDone(c) => {
             ctx.arity(1)?;
-            channel_id(ctx)?;
+            channel_id(ctx, c)?;
             let data = context_operand(ctx)?;
             Ok(Shape::Tuple(vec![data, Shape::Token]))
         }
-        op => invalid!(
-            "hlo.unsupported",
-            "xla-spec cannot verify `{op}` as a control op"
-        ),
     }
 }
 
@@ -131,9 +127,9 @@ fn context_shape(data: Shape) -> Shape {
     Shape::Tuple(vec![data, Shape::scalar(ElementType::U32), Shape::Token])
 }
 
-fn channel_id(ctx: &Ctx) -> Result<i64> {
+fn channel_id(ctx: &Ctx, c: &ChannelAttrs) -> Result<i64> {
     let label = format!("{}.channel_id", ctx.op());
-    match ctx.attrs().int("channel_id") {
+    match c.channel_id {
         Some(c) if c >= 1 => Ok(c),
         Some(c) => Err(crate::error::Error::invalid(
             &label,
@@ -148,12 +144,12 @@ fn channel_id(ctx: &Ctx) -> Result<i64> {
 
 /// `_xla_send_recv_source_target_pairs`: replica ids in range, each a source at most once and a
 /// target at most once.
-fn check_pairs(ctx: &Ctx) -> Result<()> {
-    let Some(pairs) = crate::eval::control::source_target_pairs(ctx.inst)? else {
+fn check_pairs(ctx: &Ctx, c: &ChannelAttrs) -> Result<()> {
+    let Some(pairs) = &c.source_target_pairs else {
         return Ok(());
     };
     const RULE: &str = "channel.source_target_pairs";
-    super::collective::check_source_target_pairs(&pairs, ctx.replica_count, [RULE; 3])
+    super::collective::check_source_target_pairs(pairs, ctx.replica_count, [RULE; 3])
 }
 
 fn token_operand(ctx: &Ctx, i: usize) -> Result<()> {
@@ -178,7 +174,7 @@ fn context_operand(ctx: &Ctx) -> Result<Shape> {
             format!(
                 "the operand of `{}` must be the (data, u32[], token[]) context of a {}, got {}",
                 ctx.op(),
-                if ctx.op() == Opcode::SendDone {
+                if ctx.op() == crate::hlo::opcode::Opcode::SendDone {
                     "send"
                 } else {
                     "recv"
@@ -189,11 +185,10 @@ fn context_operand(ctx: &Ctx) -> Result<Shape> {
     }
 }
 
-fn while_shape(ctx: &Ctx) -> Result<Shape> {
+fn while_shape(ctx: &Ctx, w: &WhileAttrs) -> Result<Shape> {
     ctx.arity(1)?;
     let t = ctx.operands[0].clone();
-    let cond = ctx.comp_attr("condition")?;
-    let body = ctx.comp_attr("body")?;
+    let (cond, body) = (w.condition, w.body);
     let (cp, cr) = ctx.signature(cond)?;
     ensure!(
         cp.len() == 1 && cp[0].compatible(&t),
@@ -225,29 +220,20 @@ fn while_shape(ctx: &Ctx) -> Result<Shape> {
     Ok(t)
 }
 
-fn conditional(ctx: &Ctx) -> Result<Shape> {
+fn conditional(ctx: &Ctx, b: &Branches) -> Result<Shape> {
     ctx.arity_at_least(1)?;
     let selector = ctx.operands[0];
-    let branches: Vec<usize> = if *selector == Shape::scalar(ElementType::Pred) {
-        match (
-            ctx.attrs().comp("true_computation"),
-            ctx.attrs().comp("false_computation"),
-        ) {
-            (Some(t), Some(f)) if !ctx.attrs().has("branch_computations") => vec![t, f],
-            _ => invalid!(
+    let branches: Vec<Comp> = if *selector == Shape::scalar(ElementType::Pred) {
+        match b {
+            Branches::TrueFalse(t, f) => vec![*t, *f],
+            Branches::Indexed(_) => invalid!(
                 "conditional.computations",
                 "a conditional on a pred takes true_computation and false_computation (and no branch_computations)"
             ),
         }
     } else if *selector == Shape::scalar(ElementType::S32) {
-        match ctx.attrs().comps("branch_computations") {
-            Some(b)
-                if !b.is_empty()
-                    && !ctx.attrs().has("true_computation")
-                    && !ctx.attrs().has("false_computation") =>
-            {
-                b.to_vec()
-            }
+        match b {
+            Branches::Indexed(b) if !b.is_empty() => b.clone(),
             _ => invalid!(
                 "conditional.computations",
                 "a conditional on an s32 index takes a non-empty branch_computations={{...}} list"
@@ -356,7 +342,9 @@ mod tests {
             "src/verify/control.rs",
             "src/verify/numerics.rs",
             "src/verify/collective.rs",
-            "src/eval/control.rs",
+            "src/eval/control/mod.rs",
+            "src/eval/control/channels.rs",
+            "src/eval/control/custom_call.rs",
         ] {
             let src = std::fs::read_to_string(format!("{root}/{f}")).unwrap();
             let code = src.split("#[cfg(test)]").next().unwrap_or("");

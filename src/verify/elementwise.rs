@@ -9,28 +9,41 @@
 use super::{Ctx, same_dims};
 use crate::ensure;
 use crate::error::{Error, Result};
-use crate::eval::elementwise::compare::{CompareType, default_compare_type, parse_compare_type};
-use crate::hlo::opcode::Opcode;
+use crate::hlo::attrs::{CompareAttrs, ComparisonDirection, ComparisonType, ReducePrecisionAttrs};
+use crate::hlo::opcode::{BinaryOp, ElementwiseOp, UnaryOp};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::{Category, ElementType};
 
-pub fn infer(ctx: &Ctx) -> Result<Shape> {
-    use Opcode::*;
-    match ctx.op() {
-        Abs | Cbrt | Ceil | Clz | Cos | Erf | Exp | Expm1 | Floor | Imag | IsFinite | Log
-        | Log1p | Logistic | Negate | Not | PopulationCount | Real | RoundNearestAfz
-        | RoundNearestEven | Rsqrt | Sign | Sin | Sqrt | Tan | Tanh => unary(ctx),
-        Add | Subtract | Multiply | Divide | Power | Remainder | Maximum | Minimum | And | Or
-        | Xor | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical | Atan2 | Complex => {
-            binary(ctx)
-        }
-        Compare => compare(ctx),
-        Select => select(ctx),
-        Clamp => clamp(ctx),
-        Convert => convert(ctx),
-        BitcastConvert => bitcast_convert(ctx),
-        ReducePrecision => reduce_precision(ctx),
-        op => Err(Error::internal(format!("`{op}` is not an element-wise op"))),
+pub fn infer_unary(ctx: &Ctx, op: UnaryOp) -> Result<Shape> {
+    ctx.arity(1)?;
+    let a = array(ctx, 0)?;
+    check_type(ctx, unary_types(op), a.ty)?;
+    let ty = match op {
+        UnaryOp::IsFinite => ElementType::Pred,
+        UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => a.ty.complex_component().unwrap_or(a.ty),
+        _ => a.ty,
+    };
+    Ok(same_dims(a, ty))
+}
+
+pub fn infer_binary(ctx: &Ctx, op: BinaryOp) -> Result<Shape> {
+    let (a, b) = same_shape_pair(ctx)?;
+    check_type(ctx, binary_types(op), a.ty)?;
+    let ty = match op {
+        BinaryOp::Complex => a.ty.complex_of().unwrap_or(a.ty),
+        _ => a.ty,
+    };
+    Ok(merged(a, b, ty))
+}
+
+pub fn infer(ctx: &Ctx, op: &ElementwiseOp) -> Result<Shape> {
+    match op {
+        ElementwiseOp::Compare(c) => compare(ctx, c),
+        ElementwiseOp::Select => select(ctx),
+        ElementwiseOp::Clamp => clamp(ctx),
+        ElementwiseOp::Convert => convert(ctx),
+        ElementwiseOp::BitcastConvert => bitcast_convert(ctx),
+        ElementwiseOp::ReducePrecision(r) => reduce_precision(ctx, r),
     }
 }
 
@@ -52,64 +65,77 @@ fn array<'a>(ctx: &Ctx<'a>, i: usize) -> Result<&'a ArrayShape> {
     }
 }
 
-/// The element types an op is defined on, as a predicate and the words the error uses.
-fn allowed(op: Opcode) -> (fn(ElementType) -> bool, &'static str) {
-    use Opcode::*;
-    fn float(t: ElementType) -> bool {
-        t.is_float()
-    }
-    fn floating(t: ElementType) -> bool {
-        t.is_float() || t.is_complex()
-    }
-    fn integer(t: ElementType) -> bool {
-        t.is_integer()
-    }
-    fn pred_or_int(t: ElementType) -> bool {
-        t.is_pred() || t.is_integer()
-    }
-    fn signed_float_complex(t: ElementType) -> bool {
-        t.is_signed_int() || t.is_float() || t.is_complex()
-    }
-    fn numeric(t: ElementType) -> bool {
-        t.is_numeric()
-    }
-    fn any(t: ElementType) -> bool {
-        t.is_array_type()
-    }
-    fn real_float(t: ElementType) -> bool {
-        t == ElementType::F32 || t == ElementType::F64
-    }
-    fn not_complex(t: ElementType) -> bool {
-        t.is_array_type() && !t.is_complex()
-    }
-    fn numeric_not_complex(t: ElementType) -> bool {
-        t.is_integer() || t.is_float()
-    }
+/// Which element types an op is defined on: a predicate and the words the error uses.
+type Types = (fn(ElementType) -> bool, &'static str);
+
+fn float(t: ElementType) -> bool {
+    t.is_float()
+}
+fn floating(t: ElementType) -> bool {
+    t.is_float() || t.is_complex()
+}
+fn integer(t: ElementType) -> bool {
+    t.is_integer()
+}
+fn pred_or_int(t: ElementType) -> bool {
+    t.is_pred() || t.is_integer()
+}
+fn signed_float_complex(t: ElementType) -> bool {
+    t.is_signed_int() || t.is_float() || t.is_complex()
+}
+fn numeric(t: ElementType) -> bool {
+    t.is_numeric()
+}
+fn any(t: ElementType) -> bool {
+    t.is_array_type()
+}
+fn real_float(t: ElementType) -> bool {
+    t == ElementType::F32 || t == ElementType::F64
+}
+fn not_complex(t: ElementType) -> bool {
+    t.is_array_type() && !t.is_complex()
+}
+fn numeric_not_complex(t: ElementType) -> bool {
+    t.is_integer() || t.is_float()
+}
+
+const FLOAT: Types = (float, "a float type (f16, bf16, f32, f64)");
+const FLOATING: Types = (floating, "a float or complex type");
+const INTEGER: Types = (integer, "an integer type (s8..s64, u8..u64)");
+const PRED_OR_INT: Types = (pred_or_int, "pred or an integer type");
+const NUMERIC: Types = (numeric, "an integer, float or complex type");
+
+fn unary_types(op: UnaryOp) -> Types {
+    use UnaryOp::*;
     match op {
-        Ceil | Floor | RoundNearestAfz | RoundNearestEven | IsFinite | Erf | Cbrt => {
-            (float, "a float type (f16, bf16, f32, f64)")
-        }
+        Ceil | Floor | RoundNearestAfz | RoundNearestEven | IsFinite | Erf | Cbrt => FLOAT,
         Cos | Sin | Tan | Tanh | Exp | Expm1 | Log | Log1p | Logistic | Sqrt | Rsqrt | Real
-        | Imag | Atan2 => (floating, "a float or complex type"),
-        Clz | PopulationCount | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical => {
-            (integer, "an integer type (s8..s64, u8..u64)")
-        }
-        Not | And | Or | Xor => (pred_or_int, "pred or an integer type"),
+        | Imag => FLOATING,
+        Clz | PopulationCount => INTEGER,
+        Not => PRED_OR_INT,
         Abs | Sign => (
             signed_float_complex,
             "a signed integer, float or complex type",
         ),
-        Negate | Subtract | Divide | Power => (numeric, "an integer, float or complex type"),
+        Negate => NUMERIC,
+    }
+}
+
+fn binary_types(op: BinaryOp) -> Types {
+    use BinaryOp::*;
+    match op {
+        Atan2 => FLOATING,
+        ShiftLeft | ShiftRightArithmetic | ShiftRightLogical => INTEGER,
+        And | Or | Xor => PRED_OR_INT,
+        Subtract | Divide | Power => NUMERIC,
         Remainder => (numeric_not_complex, "an integer or float type"),
         Add | Multiply => (any, "any array element type"),
         Maximum | Minimum => (not_complex, "pred, an integer or a float type"),
         Complex => (real_float, "f32 or f64"),
-        _ => (any, "any array element type"),
     }
 }
 
-fn check_type(ctx: &Ctx, ty: ElementType) -> Result<()> {
-    let (ok, words) = allowed(ctx.op());
+fn check_type(ctx: &Ctx, (ok, words): Types, ty: ElementType) -> Result<()> {
     ensure!(
         ok(ty),
         &format!("{}.element_type", ctx.op()),
@@ -117,18 +143,6 @@ fn check_type(ctx: &Ctx, ty: ElementType) -> Result<()> {
         ctx.op()
     );
     Ok(())
-}
-
-fn unary(ctx: &Ctx) -> Result<Shape> {
-    ctx.arity(1)?;
-    let a = array(ctx, 0)?;
-    check_type(ctx, a.ty)?;
-    let ty = match ctx.op() {
-        Opcode::IsFinite => ElementType::Pred,
-        Opcode::Abs | Opcode::Real | Opcode::Imag => a.ty.complex_component().unwrap_or(a.ty),
-        _ => a.ty,
-    };
-    Ok(same_dims(a, ty))
 }
 
 /// Two array operands of the same dimensions and element type; the result keeps their
@@ -162,46 +176,21 @@ fn merged(a: &ArrayShape, b: &ArrayShape, ty: ElementType) -> Shape {
     Shape::Array(s)
 }
 
-fn binary(ctx: &Ctx) -> Result<Shape> {
+fn compare(ctx: &Ctx, c: &CompareAttrs) -> Result<Shape> {
     let (a, b) = same_shape_pair(ctx)?;
-    check_type(ctx, a.ty)?;
-    let ty = if ctx.op() == Opcode::Complex {
-        a.ty.complex_of().unwrap_or(a.ty)
-    } else {
-        a.ty
-    };
-    Ok(merged(a, b, ty))
-}
-
-fn compare(ctx: &Ctx) -> Result<Shape> {
-    let (a, b) = same_shape_pair(ctx)?;
-    let dir = ctx.attrs().enum_value("direction").unwrap_or("");
-    ensure!(
-        matches!(dir, "EQ" | "NE" | "LT" | "LE" | "GT" | "GE"),
-        "compare.direction",
-        "direction must be one of EQ, NE, LT, LE, GT, GE, got `{dir}`"
-    );
-    let default = default_compare_type(a.ty);
-    if ctx.attrs().has("type") {
-        let s = ctx.attrs().enum_value("type").unwrap_or("");
-        let t = parse_compare_type(s).ok_or_else(|| {
-            Error::invalid(
-                "compare.type",
-                format!("type must be one of FLOAT, TOTALORDER, SIGNED, UNSIGNED, got `{s}`"),
-            )
-        })?;
+    if let Some(t) = c.compare_type {
         let fits = match a.ty.category() {
-            Category::Float => matches!(t, CompareType::Float | CompareType::TotalOrder),
-            Category::Complex => t == CompareType::Float,
-            Category::Signed => t == CompareType::Signed,
-            _ => t == CompareType::Unsigned,
+            Category::Float => matches!(t, ComparisonType::Float | ComparisonType::TotalOrder),
+            Category::Complex => t == ComparisonType::Float,
+            Category::Signed => t == ComparisonType::Signed,
+            _ => t == ComparisonType::Unsigned,
         };
         ensure!(
             fits,
             "compare.type",
-            "type={s} does not fit {} operands (their comparison type is {:?}{})",
+            "type={t} does not fit {} operands (their comparison type is {}{})",
             a.ty,
-            default,
+            ComparisonType::default_for(a.ty),
             if a.ty.is_float() {
                 " or TOTALORDER"
             } else {
@@ -210,10 +199,15 @@ fn compare(ctx: &Ctx) -> Result<Shape> {
         );
     }
     ensure!(
-        !a.ty.is_complex() || matches!(dir, "EQ" | "NE"),
+        !a.ty.is_complex()
+            || matches!(
+                c.direction,
+                ComparisonDirection::Eq | ComparisonDirection::Ne
+            ),
         "compare.complex_order",
-        "complex numbers are not ordered: only EQ and NE compare {} operands, got {dir}",
-        a.ty
+        "complex numbers are not ordered: only EQ and NE compare {} operands, got {}",
+        a.ty,
+        c.direction
     );
     Ok(merged(a, b, ElementType::Pred))
 }
@@ -227,37 +221,32 @@ fn select(ctx: &Ctx) -> Result<Shape> {
         "the predicate of `select` must be pred, got {}",
         p.ty
     );
-    let (t, f) = (ctx.operands[1], ctx.operands[2]);
+    // XLA's shape inference takes arrays only; choosing between tuples is something the client
+    // builder lowers to one select per leaf.
+    let (t, f) = match (ctx.operands[1], ctx.operands[2]) {
+        (Shape::Array(t), Shape::Array(f)) => (t, f),
+        (t, f) => crate::invalid!(
+            "select.array_operands",
+            "on_true and on_false of `select` must be arrays, got {t} and {f}"
+        ),
+    };
     ensure!(
-        t.compatible(f),
+        t.same_dims_and_type(f),
         "select.branches_match",
         "on_true and on_false must have the same shape, got {t} and {f}"
     );
-    match t {
-        Shape::Array(ta) => {
-            ensure!(
-                p.is_scalar() || p.dims == ta.dims,
-                "select.pred_shape",
-                "the predicate must be a scalar or have the dimensions of on_true ({ta}), got {p}"
-            );
-            let fa = f.as_array().unwrap_or(ta);
-            let mut s = ta.clone();
-            s.layout = None;
-            for (i, d) in s.dynamic.iter_mut().enumerate() {
-                *d |= fa.dynamic.get(i).copied().unwrap_or(false)
-                    || p.dynamic.get(i).copied().unwrap_or(false);
-            }
-            Ok(Shape::Array(s))
-        }
-        other => {
-            ensure!(
-                p.is_scalar(),
-                "select.tuple_needs_scalar_pred",
-                "selecting between non-array values ({other}) needs a scalar predicate, got {p}"
-            );
-            Ok(other.clone())
-        }
+    ensure!(
+        p.is_scalar() || p.dims == t.dims,
+        "select.pred_shape",
+        "the predicate must be a scalar or have the dimensions of on_true ({t}), got {p}"
+    );
+    let mut s = t.clone();
+    s.layout = None;
+    for (i, d) in s.dynamic.iter_mut().enumerate() {
+        *d |= f.dynamic.get(i).copied().unwrap_or(false)
+            || p.dynamic.get(i).copied().unwrap_or(false);
     }
+    Ok(Shape::Array(s))
 }
 
 fn clamp(ctx: &Ctx) -> Result<Shape> {
@@ -371,12 +360,11 @@ fn bitcast_convert(ctx: &Ctx) -> Result<Shape> {
     Ok(Shape::Array(out.clone()))
 }
 
-fn reduce_precision(ctx: &Ctx) -> Result<Shape> {
+fn reduce_precision(ctx: &Ctx, r: &ReducePrecisionAttrs) -> Result<Shape> {
     ctx.arity(1)?;
     let a = array(ctx, 0)?;
     check_float_for_rp(a.ty)?;
-    let e = ctx.int_attr("exponent_bits")?;
-    let m = ctx.int_attr("mantissa_bits")?;
+    let (e, m) = (r.exponent_bits, r.mantissa_bits);
     ensure!(
         (1..=i32::MAX as i64).contains(&e),
         "reduce-precision.exponent_bits",

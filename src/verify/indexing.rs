@@ -8,21 +8,16 @@
 
 use super::Ctx;
 use crate::error::{Error, Result};
-use crate::hlo::opcode::Opcode;
+use crate::hlo::attrs::{GatherAttrs, ScatterAttrs};
+use crate::hlo::opcode::IndexingOp;
 use crate::shape::{ArrayShape, Shape};
 use crate::{ensure, invalid};
 
-pub fn infer(ctx: &Ctx) -> Result<Shape> {
-    match ctx.op() {
-        Opcode::Gather => gather(ctx),
-        Opcode::Scatter => scatter(ctx),
-        op => invalid!("hlo.unsupported", "`{op}` is not an indexing op"),
+pub fn infer(ctx: &Ctx, op: &IndexingOp) -> Result<Shape> {
+    match op {
+        IndexingOp::Gather(g) => gather(ctx, g),
+        IndexingOp::Scatter(s) => scatter(ctx, s),
     }
-}
-
-/// An optional list attribute (absent means empty).
-fn list<'a>(ctx: &Ctx<'a>, key: &str) -> &'a [i64] {
-    ctx.attrs().ints(key).unwrap_or(&[])
 }
 
 fn strictly_increasing(dims: &[i64]) -> bool {
@@ -77,13 +72,12 @@ fn expanded(indices: &ArrayShape, ivd: usize) -> (Vec<i64>, Vec<bool>) {
 }
 
 /// Checks the index array's type and `index_vector_dim`; returns `index_vector_dim`.
-fn index_vector_dim(ctx: &Ctx, op: &str, indices: &ArrayShape, what: &str) -> Result<usize> {
+fn index_vector_dim(op: &str, ivd: i64, indices: &ArrayShape, what: &str) -> Result<usize> {
     ensure!(
         indices.ty.is_integer(),
         &format!("{op}.indices_integer"),
         "{what} must have an integer element type, got {indices}"
     );
-    let ivd = ctx.int_attr("index_vector_dim")?;
     ensure!(
         ivd >= 0 && ivd as usize <= indices.rank(),
         &format!("{op}.index_vector_dim_in_range"),
@@ -144,18 +138,18 @@ fn batching_pairs(
     Ok(())
 }
 
-fn gather(ctx: &Ctx) -> Result<Shape> {
+fn gather(ctx: &Ctx, g: &GatherAttrs) -> Result<Shape> {
     const OP: &str = "gather";
     ctx.arity(2)?;
     let operand = ctx.array(0)?;
     let indices = ctx.array(1)?;
-    let ivd = index_vector_dim(ctx, OP, indices, "start_indices")?;
-    let offset_dims = ctx.ints_attr("offset_dims")?;
-    let collapsed = ctx.ints_attr("collapsed_slice_dims")?;
-    let start_index_map = ctx.ints_attr("start_index_map")?;
-    let slice_sizes = ctx.ints_attr("slice_sizes")?;
-    let operand_batching = list(ctx, "operand_batching_dims");
-    let indices_batching = list(ctx, "start_indices_batching_dims");
+    let ivd = index_vector_dim(OP, g.index_vector_dim, indices, "start_indices")?;
+    let offset_dims = &g.offset_dims[..];
+    let collapsed = &g.collapsed_slice_dims[..];
+    let start_index_map = &g.start_index_map[..];
+    let slice_sizes = &g.slice_sizes[..];
+    let operand_batching = &g.operand_batching_dims[..];
+    let indices_batching = &g.start_indices_batching_dims[..];
     let rank = operand.rank();
     let (idims, idyn) = expanded(indices, ivd);
     let out_rank = offset_dims.len() + idims.len() - 1;
@@ -291,7 +285,7 @@ fn gather(ctx: &Ctx) -> Result<Shape> {
     }))
 }
 
-fn scatter(ctx: &Ctx) -> Result<Shape> {
+fn scatter(ctx: &Ctx, sc: &ScatterAttrs) -> Result<Shape> {
     const OP: &str = "scatter";
     let n_all = ctx.operands.len();
     ensure!(
@@ -328,7 +322,7 @@ fn scatter(ctx: &Ctx) -> Result<Shape> {
             "updates {i} ({u}) must have the element type of operand {i} ({o})"
         );
     }
-    let ivd = index_vector_dim(ctx, OP, indices, "scatter_indices")?;
+    let ivd = index_vector_dim(OP, sc.index_vector_dim, indices, "scatter_indices")?;
 
     // The update computation: N current values then N updates, all scalars, giving N scalars.
     let scalars: Vec<Shape> = operands.iter().map(|o| Shape::scalar(o.ty)).collect();
@@ -338,14 +332,14 @@ fn scatter(ctx: &Ctx) -> Result<Shape> {
     } else {
         Shape::Tuple(scalars.clone())
     };
-    let comp = ctx.comp_attr("to_apply")?;
+    let comp = sc.to_apply;
     ctx.check_signature(comp, &params, &result, "scatter.computation_signature")?;
 
-    let window_dims = ctx.ints_attr("update_window_dims")?;
-    let inserted = ctx.ints_attr("inserted_window_dims")?;
-    let to_operand = ctx.ints_attr("scatter_dims_to_operand_dims")?;
-    let input_batching = list(ctx, "input_batching_dims");
-    let indices_batching = list(ctx, "scatter_indices_batching_dims");
+    let window_dims = &sc.update_window_dims[..];
+    let inserted = &sc.inserted_window_dims[..];
+    let to_operand = &sc.scatter_dims_to_operand_dims[..];
+    let input_batching = &sc.input_batching_dims[..];
+    let indices_batching = &sc.scatter_indices_batching_dims[..];
     let rank = operand.rank();
     let (idims, _) = expanded(indices, ivd);
 

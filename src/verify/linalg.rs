@@ -4,25 +4,38 @@
 
 use super::{Ctx, check_dims};
 use crate::error::{Error, Result};
-use crate::eval::linalg::{DotDims, conv_window, window_output_size};
-use crate::hlo::ast::AttrValue;
-use crate::hlo::opcode::Opcode;
+use crate::hlo::attrs::{ConvolutionAttrs, DotAttrs, Precision, Window};
+use crate::hlo::opcode::LinalgOp;
+use crate::shape::window::{WindowError, window_output_size};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::ElementType;
 use crate::{ensure, invalid};
 
-pub fn infer(ctx: &Ctx) -> Result<Shape> {
-    match ctx.op() {
-        Opcode::Dot => infer_dot(ctx),
-        Opcode::Convolution => infer_conv(ctx),
-        other => Err(Error::internal(format!("`{other}` is not a linalg op"))),
+pub fn infer(ctx: &Ctx, op: &LinalgOp) -> Result<Shape> {
+    match op {
+        LinalgOp::Dot(d) => infer_dot(ctx, d),
+        LinalgOp::Convolution(c) => infer_conv(ctx, c),
     }
 }
 
-fn dims_attr(ctx: &Ctx, key: &str, rank: usize, what: &str) -> Result<Vec<usize>> {
-    let v = ctx.attrs().ints(key).unwrap_or(&[]);
+fn dims(v: &[i64], rank: usize, what: &str) -> Result<Vec<usize>> {
     check_dims(v, rank, "dot.dimension_in_range", what)?;
     Ok(v.iter().map(|&d| d as usize).collect())
+}
+
+/// The dimensions of an operand that are neither batch nor contracting, in order.
+fn free(rank: usize, batch: &[usize], contracting: &[usize]) -> Vec<usize> {
+    (0..rank)
+        .filter(|d| !batch.contains(d) && !contracting.contains(d))
+        .collect()
+}
+
+/// A dot's dimension numbers, checked against the operands.
+struct Checked {
+    lhs_batch: Vec<usize>,
+    lhs_contracting: Vec<usize>,
+    rhs_batch: Vec<usize>,
+    rhs_contracting: Vec<usize>,
 }
 
 /// The element types `dot` and `convolution` compute on: integers, floats and complex.
@@ -70,46 +83,28 @@ fn result_type(ctx: &Ctx, op: &str, operand: ElementType) -> Result<ElementType>
     Ok(declared)
 }
 
-/// `operand_precision={default,high}`: one of DEFAULT, HIGH, HIGHEST (any case) per operand.
-/// The reference always computes at the highest precision, so the values only get checked.
-fn check_precision(ctx: &Ctx, op: &str) -> Result<()> {
-    let Some(v) = ctx.attrs().get("operand_precision") else {
-        return Ok(());
-    };
-    let text = match v {
-        AttrValue::Opaque(t) | AttrValue::Enum(t) => t.clone(),
-        _ => String::from("(not a list)"),
-    };
-    let inner = text.trim().trim_start_matches('{').trim_end_matches('}');
-    let parts: Vec<&str> = inner
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect();
-    let known = |p: &str| {
-        matches!(
-            p.to_ascii_lowercase().as_str(),
-            "default" | "high" | "highest"
-        )
-    };
+/// `operand_precision={default,high}`: none, or one per operand. The reference always computes
+/// at the highest precision, so the values only get checked.
+fn check_precision(op: &str, p: &[Precision]) -> Result<()> {
     ensure!(
-        parts.len() == 2 && parts.iter().all(|p| known(p)),
+        p.is_empty() || p.len() == 2,
         &format!("{op}.operand_precision"),
-        "operand_precision must list two of default, high, highest (one per operand), got {text}"
+        "operand_precision must list two of default, high, highest (one per operand), got {}",
+        p.len()
     );
     Ok(())
 }
 
-fn infer_dot(ctx: &Ctx) -> Result<Shape> {
+fn infer_dot(ctx: &Ctx, attrs: &DotAttrs) -> Result<Shape> {
     ctx.arity(2)?;
     let lhs = ctx.array(0)?;
     let rhs = ctx.array(1)?;
     check_operand_types("dot", lhs, rhs)?;
-    check_precision(ctx, "dot")?;
-    let d = dot_dims(ctx, lhs, rhs)?;
+    check_precision("dot", &attrs.operand_precision)?;
+    let d = dot_dims(attrs, lhs, rhs)?;
     let ty = result_type(ctx, "dot", lhs.ty)?;
-    let lf = DotDims::free(lhs.rank(), &d.lhs_batch, &d.lhs_contracting);
-    let rf = DotDims::free(rhs.rank(), &d.rhs_batch, &d.rhs_contracting);
+    let lf = free(lhs.rank(), &d.lhs_batch, &d.lhs_contracting);
+    let rf = free(rhs.rank(), &d.rhs_batch, &d.rhs_contracting);
     let mut dims = vec![];
     let mut dynamic = vec![];
     for (&l, &r) in d.lhs_batch.iter().zip(&d.rhs_batch) {
@@ -132,20 +127,18 @@ fn infer_dot(ctx: &Ctx) -> Result<Shape> {
     }))
 }
 
-/// Reads and checks a dot's dimension numbers against its operand shapes.
-pub fn dot_dims(ctx: &Ctx, lhs: &ArrayShape, rhs: &ArrayShape) -> Result<DotDims> {
-    let d = DotDims {
-        lhs_batch: dims_attr(ctx, "lhs_batch_dims", lhs.rank(), "lhs batch dimension")?,
-        lhs_contracting: dims_attr(
-            ctx,
-            "lhs_contracting_dims",
+/// Checks a dot's dimension numbers against its operand shapes.
+fn dot_dims(a: &DotAttrs, lhs: &ArrayShape, rhs: &ArrayShape) -> Result<Checked> {
+    let d = Checked {
+        lhs_batch: dims(&a.lhs_batch_dims, lhs.rank(), "lhs batch dimension")?,
+        lhs_contracting: dims(
+            &a.lhs_contracting_dims,
             lhs.rank(),
             "lhs contracting dimension",
         )?,
-        rhs_batch: dims_attr(ctx, "rhs_batch_dims", rhs.rank(), "rhs batch dimension")?,
-        rhs_contracting: dims_attr(
-            ctx,
-            "rhs_contracting_dims",
+        rhs_batch: dims(&a.rhs_batch_dims, rhs.rank(), "rhs batch dimension")?,
+        rhs_contracting: dims(
+            &a.rhs_contracting_dims,
             rhs.rank(),
             "rhs contracting dimension",
         )?,
@@ -196,16 +189,13 @@ pub fn dot_dims(ctx: &Ctx, lhs: &ArrayShape, rhs: &ArrayShape) -> Result<DotDims
     Ok(d)
 }
 
-fn infer_conv(ctx: &Ctx) -> Result<Shape> {
+fn infer_conv(ctx: &Ctx, attrs: &ConvolutionAttrs) -> Result<Shape> {
     ctx.arity(2)?;
     let lhs = ctx.array(0)?;
     let rhs = ctx.array(1)?;
     check_operand_types("convolution", lhs, rhs)?;
-    check_precision(ctx, "convolution")?;
-    let cd = ctx
-        .attrs()
-        .conv_dims()
-        .ok_or_else(|| Error::invalid("hlo.attribute", "`convolution` needs `dim_labels`"))?;
+    check_precision("convolution", &attrs.operand_precision)?;
+    let cd = &attrs.dim_labels;
     let n = cd.input_spatial.len();
     ensure!(
         lhs.rank() == n + 2 && rhs.rank() == n + 2,
@@ -213,8 +203,7 @@ fn infer_conv(ctx: &Ctx) -> Result<Shape> {
         "dim_labels describe rank-{} operands but lhs is {lhs} and rhs is {rhs}",
         n + 2
     );
-    let fgc = ctx.attrs().int("feature_group_count").unwrap_or(1);
-    let bgc = ctx.attrs().int("batch_group_count").unwrap_or(1);
+    let (fgc, bgc) = (attrs.feature_group_count, attrs.batch_group_count);
     ensure!(
         fgc >= 1 && bgc >= 1,
         "convolution.group_count_positive",
@@ -250,7 +239,7 @@ fn infer_conv(ctx: &Ctx) -> Result<Shape> {
         "batch_group_count ({bgc}) must divide the kernel's output feature size {k_out}"
     );
     let ksizes: Vec<i64> = cd.kernel_spatial.iter().map(|&d| rhs.dims[d]).collect();
-    if let Some(w) = ctx.attrs().window() {
+    if let Some(w) = &attrs.window {
         ensure!(
             w.dims.len() == n,
             "convolution.window_rank",
@@ -258,7 +247,10 @@ fn infer_conv(ctx: &Ctx) -> Result<Shape> {
             w.dims.len()
         );
     }
-    let window = conv_window(ctx.attrs().window(), &ksizes);
+    let window = match &attrs.window {
+        Some(w) => w.clone(),
+        None => Window::of_sizes(&ksizes),
+    };
     let mut out_spatial = vec![];
     for (i, w) in window.dims.iter().enumerate() {
         ensure!(
@@ -274,14 +266,18 @@ fn infer_conv(ctx: &Ctx) -> Result<Shape> {
             "window strides and dilations must be at least 1 (spatial dimension {i})"
         );
         let base = lhs.dims[cd.input_spatial[i]];
-        let o = window_output_size(base, w).ok_or_else(|| {
-            Error::invalid(
+        let o = window_output_size(base, w).map_err(|e| match e {
+            WindowError::Overflow => Error::invalid(
+                "shape.too_large",
+                format!("spatial dimension {i}: the padded or dilated size overflows 64 bits"),
+            ),
+            WindowError::NegativePaddedBase | WindowError::NonPositive => Error::invalid(
                 "convolution.padded_size",
                 format!(
                     "spatial dimension {i}: padding {}_{} crops more than the (dilated) size of {base}",
                     w.pad_lo, w.pad_hi
                 ),
-            )
+            ),
         })?;
         out_spatial.push(o);
     }

@@ -18,7 +18,8 @@ mod reduction;
 
 use crate::error::{Error, Result};
 use crate::hlo::ast::*;
-use crate::hlo::opcode::{Family, Opcode};
+use crate::hlo::attrs::Comp;
+use crate::hlo::opcode::{Op, Opcode};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::ElementType;
 
@@ -48,7 +49,7 @@ pub struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     pub fn op(&self) -> Opcode {
-        self.inst.opcode
+        self.inst.opcode()
     }
 
     /// The declared result shape, if the text wrote one.
@@ -126,31 +127,8 @@ impl<'a> Ctx<'a> {
         Ok(a)
     }
 
-    pub fn attrs(&self) -> &'a Attrs {
-        &self.inst.attrs
-    }
-
-    pub fn int_attr(&self, key: &str) -> Result<i64> {
-        self.inst.attrs.int(key).ok_or_else(|| self.missing(key))
-    }
-
-    pub fn ints_attr(&self, key: &str) -> Result<&'a [i64]> {
-        self.inst.attrs.ints(key).ok_or_else(|| self.missing(key))
-    }
-
-    pub fn comp_attr(&self, key: &str) -> Result<CompId> {
-        self.inst.attrs.comp(key).ok_or_else(|| self.missing(key))
-    }
-
-    fn missing(&self, key: &str) -> Error {
-        Error::invalid(
-            "hlo.attribute",
-            format!("`{}` needs the attribute `{key}`", self.op()),
-        )
-    }
-
     /// The parameter shapes and result shape of a sub-computation.
-    pub fn signature(&self, id: CompId) -> Result<(Vec<Shape>, Shape)> {
+    pub fn signature(&self, Comp(id): Comp) -> Result<(Vec<Shape>, Shape)> {
         let c = self
             .comps
             .get(id)
@@ -158,7 +136,7 @@ impl<'a> Ctx<'a> {
         Ok((c.parameter_shapes(), c.root().shape.clone()))
     }
 
-    pub fn comp_name(&self, id: CompId) -> &str {
+    pub fn comp_name(&self, Comp(id): Comp) -> &str {
         self.comps.get(id).map(|c| c.name.as_str()).unwrap_or("?")
     }
 
@@ -166,7 +144,7 @@ impl<'a> Ctx<'a> {
     /// `result`; `rule` labels the error.
     pub fn check_signature(
         &self,
-        id: CompId,
+        id: Comp,
         params: &[Shape],
         result: &Shape,
         rule: &str,
@@ -217,216 +195,33 @@ pub fn check_dims(dims: &[i64], rank: usize, rule: &str, what: &str) -> Result<(
     Ok(())
 }
 
-/// Attributes any instruction may carry; xla-spec accepts and ignores them.
-const GENERIC_ATTRS: &[&str] = &[
-    "sharding",
-    "metadata",
-    "frontend_attributes",
-    "statistics",
-    "control-predecessors",
-    "origin",
-    "backend_config",
-    "result_accuracy",
-];
-
-/// The attributes each opcode requires and the ones it may take.
-pub fn attr_spec(op: Opcode) -> (&'static [&'static str], &'static [&'static str]) {
-    use Opcode::*;
-    const NONE: &[&str] = &[];
-    const COLLECTIVE: &[&str] = &[
-        "replica_groups",
-        "channel_id",
-        "use_global_device_ids",
-        "constrain_layout",
-    ];
-    match op {
-        Parameter => (NONE, &["parameter_replication"]),
-        Constant | Tuple | Copy | Bitcast | DynamicUpdateSlice | DynamicReshape => (NONE, NONE),
-        Iota => (&["iota_dimension"], NONE),
-        GetTupleElement => (&["index"], NONE),
-        Broadcast => (NONE, &["dimensions"]),
-        Reshape => (NONE, &["inferred_dimension"]),
-        Transpose | Reverse | Concatenate | GetDimensionSize | SetDimensionSize => {
-            (&["dimensions"], NONE)
-        }
-        Slice => (&["slice"], NONE),
-        DynamicSlice => (&["dynamic_slice_sizes"], NONE),
-        Pad => (&["padding"], NONE),
-        Abs | Cbrt | Ceil | Clz | Cos | Erf | Exp | Expm1 | Floor | Imag | IsFinite | Log
-        | Log1p | Logistic | Negate | Not | PopulationCount | Real | RoundNearestAfz
-        | RoundNearestEven | Rsqrt | Sign | Sin | Sqrt | Tan | Tanh => (NONE, NONE),
-        Add | Subtract | Multiply | Divide | Power | Remainder | Maximum | Minimum | And | Or
-        | Xor | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical | Atan2 | Complex | Select
-        | Clamp | Convert | BitcastConvert => (NONE, NONE),
-        Compare => (&["direction"], &["type"]),
-        ReducePrecision => (&["exponent_bits", "mantissa_bits"], NONE),
-        Reduce => (&["dimensions", "to_apply"], NONE),
-        ReduceWindow => (&["to_apply"], &["window"]),
-        SelectAndScatter => (&["select", "scatter"], &["window"]),
-        Map => (&["to_apply"], &["dimensions"]),
-        Sort => (&["dimensions", "to_apply"], &["is_stable"]),
-        TopK => (&["k"], &["largest"]),
-        Gather => (
-            &[
-                "offset_dims",
-                "collapsed_slice_dims",
-                "start_index_map",
-                "index_vector_dim",
-                "slice_sizes",
-            ],
-            &[
-                "indices_are_sorted",
-                "operand_batching_dims",
-                "start_indices_batching_dims",
-            ],
-        ),
-        Scatter => (
-            &[
-                "update_window_dims",
-                "inserted_window_dims",
-                "scatter_dims_to_operand_dims",
-                "index_vector_dim",
-                "to_apply",
-            ],
-            &[
-                "indices_are_sorted",
-                "unique_indices",
-                "input_batching_dims",
-                "scatter_indices_batching_dims",
-            ],
-        ),
-        Dot => (
-            NONE,
-            &[
-                "lhs_batch_dims",
-                "lhs_contracting_dims",
-                "rhs_batch_dims",
-                "rhs_contracting_dims",
-                "operand_precision",
-                "algorithm",
-            ],
-        ),
-        Convolution => (
-            &["dim_labels"],
-            &[
-                "window",
-                "feature_group_count",
-                "batch_group_count",
-                "operand_precision",
-            ],
-        ),
-        Call => (&["to_apply"], &["is_composite"]),
-        While => (&["condition", "body"], NONE),
-        Conditional => (
-            NONE,
-            &[
-                "true_computation",
-                "false_computation",
-                "branch_computations",
-            ],
-        ),
-        AfterAll | AddDependency | OptimizationBarrier => (NONE, NONE),
-        CustomCall => (
-            &["custom_call_target"],
-            &[
-                "api_version",
-                "custom_call_has_side_effect",
-                "operand_layout_constraints",
-                "called_computations",
-                "to_apply",
-                "output_to_operand_aliasing",
-                "schedule",
-                "literal",
-                "window",
-                "dim_labels",
-                "feature_group_count",
-                "batch_group_count",
-                "operand_precision",
-            ],
-        ),
-        Infeed => (NONE, &["infeed_config"]),
-        Outfeed => (NONE, &["outfeed_shape", "outfeed_config"]),
-        Send | Recv | SendDone | RecvDone => (NONE, &["channel_id", "is_host_transfer"]),
-        BatchNormTraining | BatchNormInference | BatchNormGrad => {
-            (&["epsilon", "feature_index"], NONE)
-        }
-        Cholesky => (NONE, &["lower"]),
-        TriangularSolve => (
-            NONE,
-            &["left_side", "lower", "unit_diagonal", "transpose_a"],
-        ),
-        Fft => (&["fft_type", "fft_length"], NONE),
-        Rng => (&["distribution"], NONE),
-        RngBitGenerator => (NONE, &["algorithm"]),
-        RngGetAndUpdateState => (&["delta"], NONE),
-        ReplicaId | PartitionId => (NONE, NONE),
-        AllReduce => (&["to_apply"], COLLECTIVE),
-        AllGather => (&["dimensions"], COLLECTIVE),
-        AllToAll => (
-            NONE,
-            &[
-                "dimensions",
-                "replica_groups",
-                "channel_id",
-                "constrain_layout",
-            ],
-        ),
-        ReduceScatter => (&["dimensions", "to_apply"], COLLECTIVE),
-        CollectivePermute => (&["source_target_pairs"], &["channel_id"]),
-        CollectiveBroadcast => (NONE, &["replica_groups", "channel_id"]),
-    }
-}
-
-fn check_attrs(inst: &Instruction) -> Result<()> {
-    let (required, optional) = attr_spec(inst.opcode);
-    for a in &inst.attrs.0 {
-        let k = a.key.as_str();
-        if !required.contains(&k) && !optional.contains(&k) && !GENERIC_ATTRS.contains(&k) {
-            let mut allowed: Vec<&str> = required.iter().chain(optional.iter()).copied().collect();
-            allowed.sort();
-            return Err(Error::invalid(
-                "hlo.attribute",
-                format!(
-                    "`{}` does not take the attribute `{k}`{}",
-                    inst.opcode,
-                    if allowed.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (it takes: {})", allowed.join(", "))
-                    }
-                ),
-            )
-            .at_location(a.loc));
-        }
-    }
-    for k in required {
-        if !inst.attrs.has(k) {
-            return Err(Error::invalid(
-                "hlo.attribute",
-                format!("`{}` needs the attribute `{k}`", inst.opcode),
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Infers an instruction's result shape; dispatches to the op family's rules.
 fn infer(ctx: &Ctx) -> Result<Shape> {
-    match ctx.op().family() {
-        Family::Movement => movement::infer(ctx),
-        Family::Elementwise => elementwise::infer(ctx),
-        Family::Reduction => reduction::infer(ctx),
-        Family::Indexing => indexing::infer(ctx),
-        Family::Linalg => linalg::infer(ctx),
-        Family::Control => control::infer(ctx),
-        Family::Numerics => numerics::infer(ctx),
-        Family::Collective => collective::infer(ctx),
+    match &ctx.inst.op {
+        Op::Movement(op) => movement::infer(ctx, op),
+        Op::Unary(op) => elementwise::infer_unary(ctx, *op),
+        Op::Binary(op) => elementwise::infer_binary(ctx, *op),
+        Op::Elementwise(op) => elementwise::infer(ctx, op),
+        Op::Reduction(op) => reduction::infer(ctx, op),
+        Op::Indexing(op) => indexing::infer(ctx, op),
+        Op::Linalg(op) => linalg::infer(ctx, op),
+        Op::Control(op) => control::infer(ctx, op),
+        Op::Numerics(op) => numerics::infer(ctx, op),
+        Op::Collective(op) => collective::infer(ctx, op),
     }
+}
+
+/// Parses and verifies a module: the one call every consumer makes before running HLO text.
+pub fn parse_and_verify(src: &str) -> Result<Module> {
+    let mut m = crate::hlo::parse_module(src)?;
+    verify_module(&mut m, &Options::default())?;
+    Ok(m)
 }
 
 /// Verifies a parsed module in place: fills in omitted result shapes and rejects anything that
 /// breaks a rule.
 pub fn verify_module(m: &mut Module, opts: &Options) -> Result<()> {
+    check_call_depth(m)?;
     let replica_count = m.replica_count.unwrap_or(1);
     for ci in 0..m.computations.len() {
         let (before, rest) = m.computations.split_at_mut(ci);
@@ -448,6 +243,31 @@ pub fn verify_module(m: &mut Module, opts: &Options) -> Result<()> {
     Ok(())
 }
 
+/// The longest chain of nested calls the evaluator may follow (the book's `module.call_depth`).
+pub const MAX_CALL_DEPTH: usize = 512;
+
+/// Refuses modules whose calls nest deeper than `MAX_CALL_DEPTH`. A computation only calls
+/// computations defined before it, so one pass in definition order finds every depth.
+fn check_call_depth(m: &Module) -> Result<()> {
+    let mut depth = vec![1usize; m.computations.len()];
+    for (ci, c) in m.computations.iter().enumerate() {
+        for inst in &c.instructions {
+            for callee in inst.op.called_computations() {
+                let d = depth.get(callee).copied().unwrap_or(0).saturating_add(1);
+                if d > MAX_CALL_DEPTH {
+                    return Err(Error::invalid(
+                        "module.call_depth",
+                        format!("calls nest more than {MAX_CALL_DEPTH} computations deep here"),
+                    )
+                    .at(&inst.name, inst.loc));
+                }
+                depth[ci] = depth[ci].max(d);
+            }
+        }
+    }
+    Ok(())
+}
+
 fn verify_computation(
     before: &[Computation],
     comp: &mut Computation,
@@ -459,7 +279,7 @@ fn verify_computation(
         .instructions
         .iter()
         .enumerate()
-        .filter_map(|(i, inst)| inst.parameter_number.map(|n| (n, i)))
+        .filter_map(|(i, inst)| inst.parameter_number().map(|n| (n, i)))
         .collect();
     nums.sort();
     for (k, &(n, i)) in nums.iter().enumerate() {
@@ -493,7 +313,6 @@ fn verify_instruction(
     replica_count: i64,
     opts: &Options,
 ) -> Result<Shape> {
-    check_attrs(inst)?;
     let operands: Vec<&Shape> = inst
         .operands
         .iter()
@@ -505,7 +324,7 @@ fn verify_instruction(
         .collect::<Result<_>>()?;
     if let Some(d) = inst.shape_declared.then_some(&inst.shape) {
         check_budget(d, opts)?;
-        if d.tuple_depth() > crate::hlo::parser::MAX_NESTING {
+        if d.tuple_depth() > crate::syntax::MAX_NESTING {
             return Err(Error::invalid(
                 "shape.nesting",
                 "tuple shape nests too deeply",
@@ -526,7 +345,9 @@ fn verify_instruction(
                 "hlo.shape_mismatch",
                 format!(
                     "`{}` produces {} but the instruction declares {}",
-                    inst.opcode, inferred, inst.shape
+                    inst.opcode(),
+                    inferred,
+                    inst.shape
                 ),
             ));
         }
@@ -563,12 +384,127 @@ pub fn same_dims(like: &ArrayShape, ty: ElementType) -> Shape {
     })
 }
 
-/// "not inferred yet" placeholder used by families whose rules have not been written: it fails
-/// verification clearly instead of guessing a shape.
-#[allow(dead_code)]
-pub(crate) fn unverified(ctx: &Ctx) -> Result<Shape> {
-    Err(Error::invalid(
-        "hlo.unsupported",
-        format!("xla-spec cannot verify `{}` yet", ctx.op()),
-    ))
+#[cfg(test)]
+mod tests {
+    use super::{MAX_CALL_DEPTH, parse_and_verify};
+    use crate::eval::{RunOptions, run};
+    use crate::literal::Literal;
+
+    /// A chain of `n` computations, each calling the one before it `how`: by `call`, as a `while`
+    /// body (one trip), or as a `conditional` branch.
+    fn chain(n: usize, how: &str) -> String {
+        let mut s = String::from("HloModule chain\n\nc0 {\n  ROOT p = s32[] parameter(0)\n}\n\n");
+        for i in 1..n {
+            let prev = i - 1;
+            let body = match how {
+                "call" => format!("  ROOT r = s32[] call(p), to_apply=c{prev}\n"),
+                "while" => format!(
+                    "  t = (s32[]) tuple(p)\n  w = (s32[]) while(t), condition=never, body=b{i}\n  ROOT r = s32[] get-tuple-element(w), index=0\n"
+                ),
+                _ => format!(
+                    "  k = s32[] constant(0)\n  ROOT r = s32[] conditional(k, p), branch_computations={{c{prev}}}\n"
+                ),
+            };
+            if how == "while" {
+                // One body per link, calling the previous link's computation.
+                s.push_str(&format!(
+                    "b{i} {{\n  q = (s32[]) parameter(0)\n  x = s32[] get-tuple-element(q), index=0\n  y = s32[] call(x), to_apply=c{prev}\n  ROOT t = (s32[]) tuple(y)\n}}\n\n"
+                ));
+            }
+            s.push_str(&format!("c{i} {{\n  p = s32[] parameter(0)\n{body}}}\n\n"));
+        }
+        if how == "while" {
+            // `never` must come before its first use.
+            s = s.replacen(
+                "c0 {",
+                "never {\n  q = (s32[]) parameter(0)\n  ROOT f = pred[] constant(false)\n}\n\nc0 {",
+                1,
+            );
+        }
+        let last = n - 1;
+        s.push_str(&format!(
+            "ENTRY e {{\n  a = s32[] parameter(0)\n  ROOT r = s32[] call(a), to_apply=c{last}\n}}\n"
+        ));
+        s
+    }
+
+    #[test]
+    fn twenty_thousand_nested_calls_are_refused_not_a_stack_overflow() {
+        for how in ["call", "while", "conditional"] {
+            let e = parse_and_verify(&chain(20_000, how)).expect_err(how);
+            assert_eq!(e.rule.as_deref(), Some("module.call_depth"), "{how}: {e}");
+            assert!(e.location.is_some(), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_deepest_allowed_chain_runs() {
+        // The ENTRY adds one level to the chain's own depth.
+        let m = parse_and_verify(&chain(MAX_CALL_DEPTH - 1, "call")).unwrap();
+        let out = run(&m, vec![Literal::scalar(7i32)], &RunOptions::default()).unwrap();
+        assert_eq!(out.result, Literal::scalar(7i32));
+        let e = parse_and_verify(&chain(MAX_CALL_DEPTH, "call")).unwrap_err();
+        assert_eq!(e.rule.as_deref(), Some("module.call_depth"), "{e}");
+    }
+
+    /// Attribute values at the edge of `i64`: each module must be refused with a rule, never
+    /// accepted with a wrapped size and never a panic (debug builds check overflow, release
+    /// builds wrap, so the test holds in both only if the arithmetic is checked).
+    #[test]
+    fn extreme_attribute_values_are_refused_not_wrapped() {
+        const MAX: &str = "9223372036854775807";
+        const HALF: &str = "4611686018427387904";
+        let red = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n";
+        let cases = [
+            format!(
+                "ENTRY e {{\n  p = f32[2] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[2] pad(p, z), padding=0_{MAX}\n}}\n"
+            ),
+            format!(
+                "ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[2] pad(p, z), padding=0_0_{HALF}\n}}\n"
+            ),
+            format!(
+                "ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[2] pad(p, z), padding={MAX}_{MAX}\n}}\n"
+            ),
+            format!(
+                "{red}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[2] reduce-window(p, z), window={{size=1 pad={MAX}_{MAX}}}, to_apply=add\n}}\n"
+            ),
+            format!(
+                "{red}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[2] reduce-window(p, z), window={{size=1 lhs_dilate={HALF}}}, to_apply=add\n}}\n"
+            ),
+            format!(
+                "{red}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[2] reduce-window(p, z), window={{size={MAX} rhs_dilate={HALF}}}, to_apply=add\n}}\n"
+            ),
+            format!(
+                "{red}ENTRY e {{\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[2] reduce-window(p, z), window={{size=1 stride={MAX} pad=0_{MAX}}}, to_apply=add\n}}\n"
+            ),
+            format!(
+                "ENTRY e {{\n  p = f32[1,4,1] parameter(0)\n  k = f32[2,1,1] parameter(1)\n  ROOT r = f32[1,2,1] convolution(p, k), window={{size=2 rhs_dilate={HALF}}}, dim_labels=b0f_0io->b0f\n}}\n"
+            ),
+            format!(
+                "ENTRY e {{\n  p = f32[1,4,1] parameter(0)\n  k = f32[2,1,1] parameter(1)\n  ROOT r = f32[1,2,1] convolution(p, k), window={{size=2 pad={MAX}_1}}, dim_labels=b0f_0io->b0f\n}}\n"
+            ),
+            format!(
+                "ENTRY e {{\n  p = f32[4] parameter(0)\n  ROOT r = f32[1] slice(p), slice={{[0:{MAX}:{MAX}]}}\n}}\n"
+            ),
+            format!(
+                "ENTRY e {{\n  p = f32[{HALF},4] parameter(0)\n  ROOT r = f32[{HALF},4] negate(p)\n}}\n"
+            ),
+            format!("ENTRY e {{\n  ROOT r = f32[{HALF},{HALF}] iota(), iota_dimension=0\n}}\n"),
+            format!(
+                "ENTRY e {{\n  p = f32[2] parameter(0)\n  ROOT r = f32[2,{MAX},{MAX}] broadcast(p), dimensions={{0}}\n}}\n"
+            ),
+        ];
+        for body in cases {
+            let text = format!("HloModule m\n{body}");
+            let got = std::panic::catch_unwind(|| parse_and_verify(&text));
+            match got {
+                Err(_) => panic!("panicked on\n{text}"),
+                Ok(Ok(_)) => panic!("accepted\n{text}"),
+                Ok(Err(e)) => {
+                    assert!(e.is_invalid_program(), "{e}\n{text}");
+                    assert!(e.rule.is_some(), "{e}\n{text}");
+                }
+            }
+        }
+    }
 }

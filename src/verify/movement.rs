@@ -13,58 +13,54 @@
 
 use super::{Ctx, check_dims};
 use crate::error::{Error, Result};
-use crate::eval::movement::padded_size;
-use crate::hlo::opcode::Opcode;
+use crate::hlo::attrs::{PadDim, SliceDim};
+use crate::hlo::opcode::MovementOp;
+use crate::shape::window::padded_size;
 use crate::shape::{ArrayShape, Shape};
 use crate::types::ElementType;
 use crate::{ensure, invalid};
 
-pub fn infer(ctx: &Ctx) -> Result<Shape> {
-    use Opcode::*;
-    let inferred = match ctx.op() {
-        Parameter => {
+pub fn infer(ctx: &Ctx, op: &MovementOp) -> Result<Shape> {
+    let inferred = match op {
+        MovementOp::Parameter(_) => {
             ctx.arity(0)?;
             return Ok(ctx.declared_required()?.clone());
         }
-        Constant => {
+        MovementOp::Constant(k) => {
             ctx.arity(0)?;
             let d = ctx.declared_required()?;
-            return match &ctx.inst.literal {
-                Some(l) if l.fits(d) => Ok(d.clone()),
-                _ => invalid!(
-                    "constant.literal_matches_shape",
-                    "the literal does not have the declared shape {d}"
-                ),
-            };
+            ensure!(
+                k.literal.fits(d),
+                "constant.literal_matches_shape",
+                "the literal does not have the declared shape {d}"
+            );
+            return Ok(d.clone());
         }
-        Iota => return iota(ctx),
-        Tuple => Shape::Tuple(ctx.operands.iter().map(|s| (*s).clone()).collect()),
-        GetTupleElement => get_tuple_element(ctx)?,
-        Broadcast => return broadcast(ctx),
-        Reshape => return reshape(ctx),
-        DynamicReshape => return dynamic_reshape(ctx),
-        Transpose => transpose(ctx)?,
-        Reverse => reverse(ctx)?,
-        Slice => slice(ctx)?,
-        DynamicSlice => dynamic_slice(ctx)?,
-        DynamicUpdateSlice => dynamic_update_slice(ctx)?,
-        Concatenate => concatenate(ctx)?,
-        Pad => pad(ctx)?,
-        Copy => {
+        MovementOp::Iota(i) => return iota(ctx, i.dimension),
+        MovementOp::Tuple => Shape::Tuple(ctx.operands.iter().map(|s| (*s).clone()).collect()),
+        MovementOp::GetTupleElement(g) => get_tuple_element(ctx, g.index)?,
+        MovementOp::Broadcast(b) => return broadcast(ctx, &b.dimensions),
+        MovementOp::Reshape(_) => return reshape(ctx),
+        MovementOp::DynamicReshape => return dynamic_reshape(ctx),
+        MovementOp::Transpose(d) => transpose(ctx, &d.dimensions)?,
+        MovementOp::Reverse(d) => reverse(ctx, &d.dimensions)?,
+        MovementOp::Slice(sl) => slice(ctx, &sl.slice)?,
+        MovementOp::DynamicSlice(d) => dynamic_slice(ctx, &d.sizes)?,
+        MovementOp::DynamicUpdateSlice => dynamic_update_slice(ctx)?,
+        MovementOp::Concatenate(d) => concatenate(ctx, &d.dimensions)?,
+        MovementOp::Pad(p) => pad(ctx, &p.padding)?,
+        MovementOp::Copy => {
             ctx.arity(1)?;
             ctx.operands[0].clone()
         }
-        Bitcast => return bitcast(ctx),
-        GetDimensionSize => {
+        MovementOp::Bitcast => return bitcast(ctx),
+        MovementOp::GetDimensionSize(d) => {
             ctx.arity(1)?;
             let a = ctx.array(0)?;
-            one_dimension(ctx, a)?;
+            one_dimension(ctx, a, &d.dimensions)?;
             Shape::scalar(ElementType::S32)
         }
-        SetDimensionSize => set_dimension_size(ctx)?,
-        op => {
-            return Err(Error::internal(format!("`{op}` is not a data-movement op")));
-        }
+        MovementOp::SetDimensionSize(d) => set_dimension_size(ctx, &d.dimensions)?,
     };
     if let Some(d) = ctx.declared() {
         check_dynamic_kept(&inferred, d)?;
@@ -107,7 +103,7 @@ fn array_result<'a>(ctx: &'a Ctx, rule: &str) -> Result<&'a ArrayShape> {
     })
 }
 
-fn iota(ctx: &Ctx) -> Result<Shape> {
+fn iota(ctx: &Ctx, dim: i64) -> Result<Shape> {
     ctx.arity(0)?;
     let a = array_result(ctx, "iota.array_result")?;
     ensure!(
@@ -121,7 +117,6 @@ fn iota(ctx: &Ctx) -> Result<Shape> {
         "iota produces integers, floats or complex numbers, not {}",
         a.ty
     );
-    let dim = ctx.int_attr("iota_dimension")?;
     ensure!(
         dim >= 0 && (dim as usize) < a.rank(),
         "iota.dimension_in_range",
@@ -130,9 +125,8 @@ fn iota(ctx: &Ctx) -> Result<Shape> {
     Ok(Shape::Array(a.clone()))
 }
 
-fn get_tuple_element(ctx: &Ctx) -> Result<Shape> {
+fn get_tuple_element(ctx: &Ctx, idx: i64) -> Result<Shape> {
     ctx.arity(1)?;
-    let idx = ctx.int_attr("index")?;
     match ctx.operands[0] {
         Shape::Tuple(elems) => {
             ensure!(
@@ -152,7 +146,7 @@ fn get_tuple_element(ctx: &Ctx) -> Result<Shape> {
 
 /// `broadcast` (BroadcastInDim): operand dimension i becomes output dimension `dimensions[i]`,
 /// whose size must equal it unless the operand's size is 1.
-fn broadcast(ctx: &Ctx) -> Result<Shape> {
+fn broadcast(ctx: &Ctx, dims: &[i64]) -> Result<Shape> {
     ctx.arity(1)?;
     let a = ctx.array(0)?;
     let out = array_result(ctx, "broadcast.array_result")?;
@@ -163,8 +157,6 @@ fn broadcast(ctx: &Ctx) -> Result<Shape> {
         a.ty,
         out.ty
     );
-    let empty: &[i64] = &[];
-    let dims = ctx.attrs().ints("dimensions").unwrap_or(empty);
     ensure!(
         dims.len() == a.rank(),
         "broadcast.dimensions_per_operand_dim",
@@ -257,10 +249,9 @@ fn dynamic_reshape(ctx: &Ctx) -> Result<Shape> {
     Ok(Shape::Array(out.clone()))
 }
 
-fn transpose(ctx: &Ctx) -> Result<Shape> {
+fn transpose(ctx: &Ctx, perm: &[i64]) -> Result<Shape> {
     ctx.arity(1)?;
     let a = ctx.array(0)?;
-    let perm = ctx.ints_attr("dimensions")?;
     ensure!(
         perm.len() == a.rank(),
         "transpose.permutation",
@@ -278,10 +269,9 @@ fn transpose(ctx: &Ctx) -> Result<Shape> {
     }))
 }
 
-fn reverse(ctx: &Ctx) -> Result<Shape> {
+fn reverse(ctx: &Ctx, dims: &[i64]) -> Result<Shape> {
     ctx.arity(1)?;
     let a = ctx.array(0)?;
-    let dims = ctx.ints_attr("dimensions")?;
     check_dims(dims, a.rank(), "reverse.dimensions_in_range", "dimension")?;
     Ok(plain(a))
 }
@@ -294,13 +284,9 @@ fn plain(a: &ArrayShape) -> Shape {
     })
 }
 
-fn slice(ctx: &Ctx) -> Result<Shape> {
+fn slice(ctx: &Ctx, ranges: &[SliceDim]) -> Result<Shape> {
     ctx.arity(1)?;
     let a = ctx.array(0)?;
-    let ranges = ctx
-        .attrs()
-        .slice()
-        .ok_or_else(|| Error::invalid("hlo.attribute", "`slice` needs the attribute `slice`"))?;
     ensure!(
         ranges.len() == a.rank(),
         "slice.one_range_per_dimension",
@@ -336,7 +322,9 @@ fn slice(ctx: &Ctx) -> Result<Shape> {
             "dimension {d}: stride {} must be at least 1",
             r.stride
         );
-        dims.push((r.limit - r.start + r.stride - 1) / r.stride);
+        // Ceiling division without overflow: limit - start fits (both in [0, size]).
+        let span = r.limit - r.start;
+        dims.push(span / r.stride + i64::from(span % r.stride != 0));
     }
     Ok(Shape::Array(ArrayShape {
         ty: a.ty,
@@ -387,11 +375,10 @@ fn start_indices(ctx: &Ctx, first: usize, rank: usize) -> Result<()> {
     Ok(())
 }
 
-fn dynamic_slice(ctx: &Ctx) -> Result<Shape> {
+fn dynamic_slice(ctx: &Ctx, sizes: &[i64]) -> Result<Shape> {
     ctx.arity_at_least(1)?;
     let a = ctx.array(0)?;
     start_indices(ctx, 1, a.rank())?;
-    let sizes = ctx.ints_attr("dynamic_slice_sizes")?;
     ensure!(
         sizes.len() == a.rank(),
         "dynamic-slice.one_size_per_dimension",
@@ -437,9 +424,8 @@ fn dynamic_update_slice(ctx: &Ctx) -> Result<Shape> {
     Ok(plain(a))
 }
 
-fn concatenate(ctx: &Ctx) -> Result<Shape> {
+fn concatenate(ctx: &Ctx, dims: &[i64]) -> Result<Shape> {
     ctx.arity_at_least(1)?;
-    let dims = ctx.ints_attr("dimensions")?;
     ensure!(
         dims.len() == 1,
         "concatenate.one_dimension",
@@ -492,7 +478,7 @@ fn concatenate(ctx: &Ctx) -> Result<Shape> {
     Ok(Shape::Array(out))
 }
 
-fn pad(ctx: &Ctx) -> Result<Shape> {
+fn pad(ctx: &Ctx, cfg: &[PadDim]) -> Result<Shape> {
     ctx.arity(2)?;
     let a = ctx.array(0)?;
     let v = ctx.scalar(1)?;
@@ -503,10 +489,6 @@ fn pad(ctx: &Ctx) -> Result<Shape> {
         v.ty,
         a.ty
     );
-    let cfg = ctx
-        .attrs()
-        .padding()
-        .ok_or_else(|| Error::invalid("hlo.attribute", "`pad` needs the attribute `padding`"))?;
     ensure!(
         cfg.len() == a.rank(),
         "pad.config_per_dimension",
@@ -572,9 +554,8 @@ fn bitcast(ctx: &Ctx) -> Result<Shape> {
     Ok(Shape::Array(out.clone()))
 }
 
-fn one_dimension(ctx: &Ctx, a: &ArrayShape) -> Result<usize> {
+fn one_dimension(ctx: &Ctx, a: &ArrayShape, dims: &[i64]) -> Result<usize> {
     let op = ctx.op();
-    let dims = ctx.ints_attr("dimensions")?;
     ensure!(
         dims.len() == 1,
         &format!("{op}.one_dimension"),
@@ -590,7 +571,7 @@ fn one_dimension(ctx: &Ctx, a: &ArrayShape) -> Result<usize> {
     Ok(d as usize)
 }
 
-fn set_dimension_size(ctx: &Ctx) -> Result<Shape> {
+fn set_dimension_size(ctx: &Ctx, dims: &[i64]) -> Result<Shape> {
     ctx.arity(2)?;
     let a = ctx.array(0)?;
     let s = ctx.array(1)?;
@@ -599,7 +580,7 @@ fn set_dimension_size(ctx: &Ctx) -> Result<Shape> {
         "set-dimension-size.size_is_s32_scalar",
         "the size operand must be an s32 scalar, got {s}"
     );
-    let d = one_dimension(ctx, a)?;
+    let d = one_dimension(ctx, a, dims)?;
     let mut out = ArrayShape {
         layout: None,
         ..a.clone()

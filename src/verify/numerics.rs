@@ -7,37 +7,43 @@
 
 use super::Ctx;
 use crate::error::Result;
-use crate::hlo::opcode::Opcode;
+use crate::hlo::attrs::{
+    BatchNormAttrs, FftAttrs, FftType, RngAlgorithm, RngDistribution, TriangularSolveAttrs,
+};
+use crate::hlo::opcode::NumericsOp;
 use crate::shape::{ArrayShape, Shape};
 use crate::types::ElementType;
 use crate::{ensure, invalid};
 
-pub fn infer(ctx: &Ctx) -> Result<Shape> {
-    use Opcode::*;
-    match ctx.op() {
-        BatchNormTraining => batch_norm(ctx, 3),
-        BatchNormInference => batch_norm(ctx, 5),
-        BatchNormGrad => batch_norm(ctx, 5),
-        Cholesky => cholesky(ctx),
-        TriangularSolve => triangular_solve(ctx),
-        Fft => fft(ctx),
-        Rng => rng(ctx),
-        RngBitGenerator => rng_bit_generator(ctx),
-        RngGetAndUpdateState => {
+pub fn infer(ctx: &Ctx, op: &NumericsOp) -> Result<Shape> {
+    match op {
+        NumericsOp::BatchNormTraining(b) => batch_norm(ctx, b, BatchNorm::Training),
+        NumericsOp::BatchNormInference(b) => batch_norm(ctx, b, BatchNorm::Inference),
+        NumericsOp::BatchNormGrad(b) => batch_norm(ctx, b, BatchNorm::Grad),
+        NumericsOp::Cholesky(_) => cholesky(ctx),
+        NumericsOp::TriangularSolve(t) => triangular_solve(ctx, t),
+        NumericsOp::Fft(f) => fft(ctx, f),
+        NumericsOp::Rng(r) => rng(ctx, r.distribution),
+        NumericsOp::RngBitGenerator(r) => rng_bit_generator(ctx, r.algorithm),
+        NumericsOp::RngGetAndUpdateState(_) => {
             ctx.arity(0)?;
             Ok(Shape::array(ElementType::U64, vec![2]))
         }
-        op => invalid!(
-            "hlo.unsupported",
-            "xla-spec cannot verify `{op}` as a numerics op"
-        ),
     }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BatchNorm {
+    Training,
+    Inference,
+    Grad,
 }
 
 /// The three batch-norm ops. Operand 0 is the n-dimensional operand; the per-feature operands are
 /// rank-1 arrays of the feature dimension's size. batch-norm-grad's last operand is the gradient,
 /// shaped like the operand.
-fn batch_norm(ctx: &Ctx, arity: usize) -> Result<Shape> {
+fn batch_norm(ctx: &Ctx, attrs: &BatchNormAttrs, kind: BatchNorm) -> Result<Shape> {
+    let arity = if kind == BatchNorm::Training { 3 } else { 5 };
     ctx.arity(arity)?;
     let x = ctx.array(0)?;
     ensure!(
@@ -52,20 +58,14 @@ fn batch_norm(ctx: &Ctx, arity: usize) -> Result<Shape> {
         "`{}` needs an operand of rank 1 or more, got {x}",
         ctx.op()
     );
-    let fi = ctx.int_attr("feature_index")?;
+    let fi = attrs.feature_index;
     ensure!(
         fi >= 0 && (fi as usize) < x.rank(),
         "batch-norm.feature_index_in_range",
         "feature_index={fi} is not a dimension of {x}"
     );
     let features = x.dims[fi as usize];
-    // epsilon is a float attribute; the parser has already refused anything else.
-    ensure!(
-        ctx.attrs().float("epsilon").is_some(),
-        "batch-norm.epsilon",
-        "epsilon must be a floating-point number"
-    );
-    let is_grad = ctx.op() == Opcode::BatchNormGrad;
+    let is_grad = kind == BatchNorm::Grad;
     let per_feature = if is_grad { 1..4 } else { 1..arity };
     for i in per_feature {
         let s = ctx.array(i)?;
@@ -95,9 +95,11 @@ fn batch_norm(ctx: &Ctx, arity: usize) -> Result<Shape> {
             "grad_output must have the operand's shape {x}, got {g}"
         );
     }
-    Ok(match ctx.op() {
-        Opcode::BatchNormInference => xs,
-        _ => Shape::Tuple(vec![xs, feature_vec.clone(), feature_vec]),
+    Ok(match kind {
+        BatchNorm::Inference => xs,
+        BatchNorm::Training | BatchNorm::Grad => {
+            Shape::Tuple(vec![xs, feature_vec.clone(), feature_vec])
+        }
     })
 }
 
@@ -123,7 +125,7 @@ fn cholesky(ctx: &Ctx) -> Result<Shape> {
     Ok(Shape::Array(ArrayShape::new(a.ty, a.dims.clone())))
 }
 
-fn triangular_solve(ctx: &Ctx) -> Result<Shape> {
+fn triangular_solve(ctx: &Ctx, t: &TriangularSolveAttrs) -> Result<Shape> {
     ctx.arity(2)?;
     let (a, b) = (ctx.array(0)?, ctx.array(1)?);
     ensure!(
@@ -152,7 +154,7 @@ fn triangular_solve(ctx: &Ctx) -> Result<Shape> {
         "triangular-solve.batch_dims",
         "a ({a}) and b ({b}) must have equal batch dimensions"
     );
-    let left = ctx.attrs().bool("left_side").unwrap_or(false);
+    let left = t.left_side;
     let m = a.dims[r - 1];
     let (which, got) = if left {
         ("rows", b.dims[r - 2])
@@ -164,25 +166,19 @@ fn triangular_solve(ctx: &Ctx) -> Result<Shape> {
         "triangular-solve.b_shape",
         "with left_side={left}, b's {which} must equal a's size {m}, got {b}"
     );
-    match ctx.attrs().enum_value("transpose_a") {
-        Some("NO_TRANSPOSE" | "TRANSPOSE" | "ADJOINT") => {}
-        Some(other) => invalid!(
-            "triangular-solve.transpose_a",
-            "transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT, got {other}"
-        ),
-        None => invalid!(
-            "triangular-solve.transpose_a",
-            "transpose_a must be given (NO_TRANSPOSE, TRANSPOSE or ADJOINT)"
-        ),
-    }
+    ensure!(
+        t.transpose_a.is_some(),
+        "triangular-solve.transpose_a",
+        "transpose_a must be given (NO_TRANSPOSE, TRANSPOSE or ADJOINT)"
+    );
     Ok(Shape::Array(ArrayShape::new(b.ty, b.dims.clone())))
 }
 
-fn fft(ctx: &Ctx) -> Result<Shape> {
+fn fft(ctx: &Ctx, f: &FftAttrs) -> Result<Shape> {
     ctx.arity(1)?;
     let x = ctx.array(0)?;
-    let ty = ctx.attrs().enum_value("fft_type").unwrap_or("");
-    let len = ctx.ints_attr("fft_length")?;
+    let ty = f.fft_type;
+    let len = &f.fft_length[..];
     ensure!(
         (1..=3).contains(&len.len()),
         "fft.length_count",
@@ -206,7 +202,7 @@ fn fft(ctx: &Ctx) -> Result<Shape> {
     let last = len.len() - 1;
     let mut dims = x.dims.clone();
     let out_ty = match ty {
-        "FFT" | "IFFT" => {
+        FftType::Fft | FftType::Ifft => {
             ensure!(
                 x.ty.is_complex(),
                 "fft.operand_type",
@@ -219,7 +215,7 @@ fn fft(ctx: &Ctx) -> Result<Shape> {
             );
             x.ty
         }
-        "RFFT" => {
+        FftType::Rfft => {
             let c = x.ty.complex_of().filter(|_| x.ty.is_float());
             let Some(c) = c else {
                 invalid!(
@@ -235,7 +231,7 @@ fn fft(ctx: &Ctx) -> Result<Shape> {
             dims[k + last] = if len[last] == 0 { 0 } else { len[last] / 2 + 1 };
             c
         }
-        "IRFFT" => {
+        FftType::Irfft => {
             let Some(r) = x.ty.complex_component() else {
                 invalid!(
                     "fft.operand_type",
@@ -252,15 +248,11 @@ fn fft(ctx: &Ctx) -> Result<Shape> {
             dims[k + last] = len[last];
             r
         }
-        other => invalid!(
-            "fft.fft_type",
-            "fft_type must be FFT, IFFT, RFFT or IRFFT, got {other:?}"
-        ),
     };
     Ok(Shape::array(out_ty, dims))
 }
 
-fn rng(ctx: &Ctx) -> Result<Shape> {
+fn rng(ctx: &Ctx, distribution: RngDistribution) -> Result<Shape> {
     ctx.arity(2)?;
     let d = ctx.declared_required()?;
     let Some(out) = d.as_array() else {
@@ -276,45 +268,31 @@ fn rng(ctx: &Ctx) -> Result<Shape> {
         );
     }
     use ElementType::*;
-    match ctx.attrs().enum_value("distribution") {
-        Some(d) if d.eq_ignore_ascii_case("rng_uniform") => ensure!(
+    match distribution {
+        RngDistribution::Uniform => ensure!(
             matches!(out.ty, S32 | S64 | U32 | U64 | F16 | BF16 | F32 | F64),
             "rng.uniform_type",
             "rng_uniform is defined on s32, s64, u32, u64 and the float types, not {}",
             out.ty
         ),
-        Some(d) if d.eq_ignore_ascii_case("rng_normal") => ensure!(
+        RngDistribution::Normal => ensure!(
             out.ty.is_float(),
             "rng.normal_type",
             "rng_normal is defined on the float types, not {}",
             out.ty
         ),
-        other => invalid!(
-            "rng.distribution",
-            "distribution must be rng_uniform or rng_normal, got {}",
-            other.unwrap_or("nothing")
-        ),
     }
     Ok(d.clone())
 }
 
-fn rng_bit_generator(ctx: &Ctx) -> Result<Shape> {
+fn rng_bit_generator(ctx: &Ctx, algorithm: RngAlgorithm) -> Result<Shape> {
     ctx.arity(1)?;
     let state = ctx.array(0)?;
-    let algorithm = ctx
-        .attrs()
-        .enum_value("algorithm")
-        .unwrap_or("rng_default")
-        .to_ascii_lowercase();
-    let sizes: &[i64] = match algorithm.as_str() {
-        "rng_three_fry" => &[2],
+    let sizes: &[i64] = match algorithm {
+        RngAlgorithm::ThreeFry => &[2],
         // Philox keys its 128-bit counter from state[1..3]; XLA also accepts a u64[2] state, whose
         // counter's high word is then the key itself. rng_default is Philox, as on XLA:CPU.
-        "rng_philox" | "rng_default" => &[2, 3],
-        other => invalid!(
-            "rng-bit-generator.algorithm",
-            "algorithm must be rng_default, rng_three_fry or rng_philox, got {other}"
-        ),
+        RngAlgorithm::Philox | RngAlgorithm::Default => &[2, 3],
     };
     ensure!(
         state.ty == ElementType::U64 && state.rank() == 1 && sizes.contains(&state.dims[0]),
@@ -346,7 +324,7 @@ fn rng_bit_generator(ctx: &Ctx) -> Result<Shape> {
 #[cfg(test)]
 mod tests {
     use crate::eval::{RunOptions, run};
-    use crate::hlo::parse_and_verify;
+    use crate::verify::parse_and_verify;
 
     fn module(body: &str) -> String {
         format!("HloModule m\nENTRY e {{\n{body}\n}}\n")

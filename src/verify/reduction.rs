@@ -7,24 +7,24 @@
 
 use super::{Ctx, check_dims};
 use crate::error::{Error, Result};
-use crate::eval::reduction::window::{WindowGeom, window_output_size};
-use crate::hlo::ast::{Window, WindowDim};
-use crate::hlo::opcode::Opcode;
+use crate::hlo::attrs::{
+    Comp, MapAttrs, ReduceAttrs, ReduceWindowAttrs, SelectAndScatterAttrs, SortAttrs, Window,
+    WindowDim,
+};
+use crate::hlo::opcode::ReductionOp;
+use crate::shape::window::{WindowError, window_output_size};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::ElementType;
 use crate::{ensure, invalid};
 
-pub fn infer(ctx: &Ctx) -> Result<Shape> {
-    match ctx.op() {
-        Opcode::Reduce => reduce(ctx),
-        Opcode::ReduceWindow => reduce_window(ctx),
-        Opcode::SelectAndScatter => select_and_scatter(ctx),
-        Opcode::Map => map(ctx),
-        Opcode::Sort => sort(ctx),
-        Opcode::TopK => topk(ctx),
-        op => Err(Error::internal(format!(
-            "`{op}` is not a reduction-family op"
-        ))),
+pub fn infer(ctx: &Ctx, op: &ReductionOp) -> Result<Shape> {
+    match op {
+        ReductionOp::Reduce(r) => reduce(ctx, r),
+        ReductionOp::ReduceWindow(r) => reduce_window(ctx, r),
+        ReductionOp::SelectAndScatter(s) => select_and_scatter(ctx, s),
+        ReductionOp::Map(m) => map(ctx, m),
+        ReductionOp::Sort(s) => sort(ctx, s),
+        ReductionOp::TopK(t) => topk(ctx, t.k),
     }
 }
 
@@ -59,7 +59,7 @@ fn arrays_with_same_dims<'a>(ctx: &Ctx<'a>, n: usize) -> Result<Vec<&'a ArraySha
 /// The operands of reduce and reduce-window: N arrays of one set of dimensions, then N scalar
 /// init values of the matching types. Returns the arrays; checks the reducer's signature
 /// `(T_0..T_{N-1}, T_0..T_{N-1}) -> Collate(T_0..T_{N-1})`.
-fn inputs_and_inits<'a>(ctx: &Ctx<'a>) -> Result<Vec<&'a ArrayShape>> {
+fn inputs_and_inits<'a>(ctx: &Ctx<'a>, to_apply: Comp) -> Result<Vec<&'a ArrayShape>> {
     let op = ctx.op();
     let n_ops = ctx.operands.len();
     ensure!(
@@ -87,7 +87,7 @@ fn inputs_and_inits<'a>(ctx: &Ctx<'a>) -> Result<Vec<&'a ArrayShape>> {
     let scalars: Vec<Shape> = inputs.iter().map(|a| scalar_shape(a.ty)).collect();
     let params: Vec<Shape> = scalars.iter().chain(scalars.iter()).cloned().collect();
     ctx.check_signature(
-        ctx.comp_attr("to_apply")?,
+        to_apply,
         &params,
         &collate(scalars),
         &format!("{op}.computation_signature"),
@@ -95,10 +95,10 @@ fn inputs_and_inits<'a>(ctx: &Ctx<'a>) -> Result<Vec<&'a ArrayShape>> {
     Ok(inputs)
 }
 
-fn reduce(ctx: &Ctx) -> Result<Shape> {
-    let inputs = inputs_and_inits(ctx)?;
+fn reduce(ctx: &Ctx, r: &ReduceAttrs) -> Result<Shape> {
+    let inputs = inputs_and_inits(ctx, r.to_apply)?;
     let a = inputs[0];
-    let dims = ctx.ints_attr("dimensions")?;
+    let dims = &r.dimensions;
     check_dims(dims, a.rank(), "reduce.dimensions_in_range", "dimension")?;
     let kept: Vec<usize> = (0..a.rank())
         .filter(|d| !dims.contains(&(*d as i64)))
@@ -118,14 +118,10 @@ fn reduce(ctx: &Ctx) -> Result<Shape> {
     ))
 }
 
-/// Checks a window against an operand of `rank` dimensions and returns it (an omitted window is
-/// the empty window, valid only for rank 0).
-fn window<'a>(ctx: &Ctx<'a>, rank: usize) -> Result<std::borrow::Cow<'a, Window>> {
+/// Checks a window against an operand of `rank` dimensions (an omitted window is the empty
+/// window, valid only for rank 0).
+fn window<'w>(ctx: &Ctx, w: &'w Window, rank: usize) -> Result<&'w Window> {
     let op = ctx.op();
-    let w = match ctx.attrs().window() {
-        Some(w) => std::borrow::Cow::Borrowed(w),
-        None => std::borrow::Cow::Owned(Window::default()),
-    };
     ensure!(
         w.dims.len() == rank,
         &format!("{op}.window_rank"),
@@ -154,32 +150,40 @@ fn window<'a>(ctx: &Ctx<'a>, rank: usize) -> Result<std::borrow::Cow<'a, Window>
     Ok(w)
 }
 
-/// The result dimensions of sliding `w` over `a`, checking that the padded base is not negative.
+/// The result dimensions of sliding `w` over `a`, checking that the padded base is not negative
+/// and that no size overflows.
 fn window_dims(ctx: &Ctx, a: &ArrayShape, w: &Window) -> Result<Vec<i64>> {
     let op = ctx.op();
     a.dims
         .iter()
         .zip(&w.dims)
         .enumerate()
-        .map(|(i, (&n, d))| {
-            let g = WindowGeom::new(n, d);
-            ensure!(
-                g.padded_base() >= 0,
+        .map(|(i, (&n, d))| match window_output_size(n, d) {
+            Ok(size) => Ok(size),
+            Err(WindowError::NegativePaddedBase) => Err(Error::invalid(
                 &format!("{op}.padded_size_non_negative"),
-                "window dimension {i}: padding {}_{} leaves a negative size for an operand dimension of {n}",
-                d.pad_lo,
-                d.pad_hi
-            );
-            Ok(window_output_size(n, d))
+                format!(
+                    "window dimension {i}: padding {}_{} leaves a negative size for an operand dimension of {n}",
+                    d.pad_lo, d.pad_hi
+                ),
+            )),
+            Err(WindowError::Overflow) => Err(Error::invalid(
+                "shape.too_large",
+                format!("window dimension {i}: the padded or dilated size overflows 64 bits"),
+            )),
+            Err(WindowError::NonPositive) => Err(Error::invalid(
+                &format!("{op}.window_positive"),
+                format!("window dimension {i} needs a stride and dilations of at least 1"),
+            )),
         })
         .collect()
 }
 
-fn reduce_window(ctx: &Ctx) -> Result<Shape> {
-    let inputs = inputs_and_inits(ctx)?;
+fn reduce_window(ctx: &Ctx, r: &ReduceWindowAttrs) -> Result<Shape> {
+    let inputs = inputs_and_inits(ctx, r.to_apply)?;
     let a = inputs[0];
-    let w = window(ctx, a.rank())?;
-    let dims = window_dims(ctx, a, &w)?;
+    let w = window(ctx, &r.window, a.rank())?;
+    let dims = window_dims(ctx, a, w)?;
     Ok(collate(
         inputs
             .iter()
@@ -195,7 +199,7 @@ fn reduce_window(ctx: &Ctx) -> Result<Shape> {
     ))
 }
 
-fn select_and_scatter(ctx: &Ctx) -> Result<Shape> {
+fn select_and_scatter(ctx: &Ctx, s: &SelectAndScatterAttrs) -> Result<Shape> {
     ctx.arity(3)?;
     let (a, source, init) = (ctx.array(0)?, ctx.array(1)?, ctx.array(2)?);
     ensure!(
@@ -217,7 +221,7 @@ fn select_and_scatter(ctx: &Ctx) -> Result<Shape> {
         init.ty,
         a.ty
     );
-    let w = window(ctx, a.rank())?;
+    let w = window(ctx, &s.window, a.rank())?;
     for (i, d) in w.dims.iter().enumerate() {
         ensure!(
             d.lhs_dilate == 1 && d.rhs_dilate == 1,
@@ -225,7 +229,7 @@ fn select_and_scatter(ctx: &Ctx) -> Result<Shape> {
             "select-and-scatter takes no window or base dilation (window dimension {i})"
         );
     }
-    let dims = window_dims(ctx, a, &w)?;
+    let dims = window_dims(ctx, a, w)?;
     ensure!(
         source.dims == dims,
         "select-and-scatter.source_shape",
@@ -237,13 +241,13 @@ fn select_and_scatter(ctx: &Ctx) -> Result<Shape> {
     );
     let t = scalar_shape(a.ty);
     ctx.check_signature(
-        ctx.comp_attr("select")?,
+        s.select,
         &[t.clone(), t.clone()],
         &scalar_shape(ElementType::Pred),
         "select-and-scatter.select_signature",
     )?;
     ctx.check_signature(
-        ctx.comp_attr("scatter")?,
+        s.scatter,
         &[t.clone(), t.clone()],
         &t,
         "select-and-scatter.scatter_signature",
@@ -251,11 +255,11 @@ fn select_and_scatter(ctx: &Ctx) -> Result<Shape> {
     Ok(Shape::Array(a.with_type(a.ty)))
 }
 
-fn map(ctx: &Ctx) -> Result<Shape> {
+fn map(ctx: &Ctx, m: &MapAttrs) -> Result<Shape> {
     ctx.arity_at_least(1)?;
     let inputs = arrays_with_same_dims(ctx, ctx.operands.len())?;
     let a = inputs[0];
-    if let Some(dims) = ctx.attrs().ints("dimensions") {
+    if let Some(dims) = &m.dimensions {
         ensure!(
             dims.iter().copied().eq(0..a.rank() as i64),
             "map.dimensions_all",
@@ -263,7 +267,7 @@ fn map(ctx: &Ctx) -> Result<Shape> {
             a.rank()
         );
     }
-    let comp = ctx.comp_attr("to_apply")?;
+    let comp = m.to_apply;
     let (_, result) = ctx.signature(comp)?;
     let out_ty = match result.as_array() {
         Some(r) if r.is_scalar() => r.ty,
@@ -283,11 +287,11 @@ fn map(ctx: &Ctx) -> Result<Shape> {
     Ok(Shape::Array(a.with_type(out_ty)))
 }
 
-fn sort(ctx: &Ctx) -> Result<Shape> {
+fn sort(ctx: &Ctx, s: &SortAttrs) -> Result<Shape> {
     ctx.arity_at_least(1)?;
     let inputs = arrays_with_same_dims(ctx, ctx.operands.len())?;
     let a = inputs[0];
-    let dims = ctx.ints_attr("dimensions")?;
+    let dims = &s.dimensions;
     ensure!(
         dims.len() == 1 && dims[0] >= 0 && (dims[0] as usize) < a.rank(),
         "sort.dimension_in_range",
@@ -299,7 +303,7 @@ fn sort(ctx: &Ctx) -> Result<Shape> {
         .flat_map(|x| [scalar_shape(x.ty), scalar_shape(x.ty)])
         .collect();
     ctx.check_signature(
-        ctx.comp_attr("to_apply")?,
+        s.to_apply,
         &params,
         &scalar_shape(ElementType::Pred),
         "sort.comparator_signature",
@@ -312,7 +316,7 @@ fn sort(ctx: &Ctx) -> Result<Shape> {
     ))
 }
 
-fn topk(ctx: &Ctx) -> Result<Shape> {
+fn topk(ctx: &Ctx, k: i64) -> Result<Shape> {
     ctx.arity(1)?;
     let a = ctx.array(0)?;
     ensure!(
@@ -326,7 +330,6 @@ fn topk(ctx: &Ctx) -> Result<Shape> {
         "topk needs an ordered element type; {} has no order",
         a.ty
     );
-    let k = ctx.int_attr("k")?;
     let last = a.dims[a.rank() - 1];
     ensure!(
         k >= 0 && k <= last,

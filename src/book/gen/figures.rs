@@ -11,8 +11,11 @@
 use super::svg::{self, DATA, HOLE, PAD, PLAIN, RESULT, Svg, palette};
 use crate::conformance::{Case, CaseBody, LayoutCase};
 use crate::hlo::ast::{InstId, Module};
-use crate::hlo::opcode::Opcode;
+use crate::hlo::opcode::{
+    ElementwiseOp, IndexingOp, LinalgOp, MovementOp, Op, Opcode, ReductionOp,
+};
 use crate::literal::{Array, Literal, text::scalar_text};
+use crate::shape::window::Window;
 use std::path::Path;
 
 type Res<T> = std::result::Result<T, String>;
@@ -150,7 +153,7 @@ impl Evaluated {
                 case.name
             ));
         };
-        let module = crate::hlo::parse_and_verify(&rc.hlo).map_err(|e| e.to_string())?;
+        let module = crate::verify::parse_and_verify(&rc.hlo).map_err(|e| e.to_string())?;
         let root = module.entry().root;
         Ok(Evaluated {
             args: rc.args.first().cloned().unwrap_or_default(),
@@ -183,7 +186,7 @@ impl Evaluated {
     }
 
     fn expect_root(&self, op: Opcode) -> Res<()> {
-        let got = self.root_inst().opcode;
+        let got = self.root_inst().opcode();
         if got == op {
             Ok(())
         } else {
@@ -237,7 +240,10 @@ fn pad(ex: &Evaluated) -> Res<(Svg, String)> {
     let operand = ex.operand(0)?;
     let value = ex.operand(1)?;
     let result = ex.value(ex.root)?;
-    let mut cfg = inst.attrs.padding().ok_or("pad without padding=")?.to_vec();
+    let Op::Movement(MovementOp::Pad(attrs)) = &inst.op else {
+        return Err("the root is not a pad".into());
+    };
+    let mut cfg = attrs.padding.clone();
     if operand.rank() > 2 {
         return Err("the pad figure draws rank 1 and 2".into());
     }
@@ -309,10 +315,8 @@ fn pad(ex: &Evaluated) -> Res<(Svg, String)> {
     label(&mut s, vx, 14.0, "padding value");
     s.grid(vx, 22.0, &rows(&value)?, CW, CH, &|_, _| PAD);
     let y = 22.0 + oh + 34.0;
-    let cfg_text: Vec<String> = inst
-        .attrs
-        .padding()
-        .unwrap_or(&[])
+    let cfg_text: Vec<String> = attrs
+        .padding
         .iter()
         .map(|p| format!("{}_{}_{}", p.lo, p.hi, p.interior))
         .collect();
@@ -383,12 +387,12 @@ fn gather(ex: &Evaluated) -> Res<(Svg, String)> {
     if operand.rank() != 2 {
         return Err("the gather figure draws a rank-2 operand".into());
     }
-    let attrs = &inst.attrs;
-    let map = attrs.ints("start_index_map").ok_or("no start_index_map")?;
-    let sizes = attrs.ints("slice_sizes").ok_or("no slice_sizes")?;
-    let ivd = attrs
-        .int("index_vector_dim")
-        .unwrap_or(indices.rank() as i64) as usize;
+    let Op::Indexing(IndexingOp::Gather(attrs)) = &inst.op else {
+        return Err("the root is not a gather".into());
+    };
+    let map = &attrs.start_index_map;
+    let sizes = &attrs.slice_sizes;
+    let ivd = attrs.index_vector_dim as usize;
     let idims = indices.dims().to_vec();
     // Batch positions: every index of the non-vector dimensions; the vector runs along `ivd`.
     let batch_dims: Vec<i64> = idims
@@ -510,8 +514,7 @@ fn ex_i64(a: &Array, idx: &[i64]) -> Res<i64> {
 }
 
 /// Window geometry of rank ≤ 2 without dilation: (size, stride, pad_lo) per dimension.
-fn window2(inst: &crate::hlo::ast::Instruction, rank: usize) -> Res<Vec<(i64, i64, i64)>> {
-    let w = inst.attrs.window().ok_or("no window=")?;
+fn window2(w: &Window, rank: usize) -> Res<Vec<(i64, i64, i64)>> {
     if w.dims
         .iter()
         .any(|d| d.lhs_dilate != 1 || d.rhs_dilate != 1)
@@ -626,7 +629,10 @@ fn reduce_window(ex: &Evaluated) -> Res<(Svg, String)> {
     let operand = ex.operand(0)?;
     let init = ex.operand(1)?;
     let result = ex.value(ex.root)?;
-    let w = window2(inst, operand.rank())?;
+    let Op::Reduction(ReductionOp::ReduceWindow(attrs)) = &inst.op else {
+        return Err("the root is not a reduce-window".into());
+    };
+    let w = window2(&attrs.window, operand.rank())?;
     let wins = windows(result.dims(), &w);
     let od = dims2(&operand);
     let mut s = Svg::default();
@@ -670,19 +676,19 @@ fn select_and_scatter(ex: &Evaluated) -> Res<(Svg, String)> {
     let operand = ex.operand(0)?;
     let source = ex.operand(1)?;
     let result = ex.value(ex.root)?;
-    let w = window2(inst, operand.rank())?;
+    let Op::Reduction(ReductionOp::SelectAndScatter(attrs)) = &inst.op else {
+        return Err("the root is not a select-and-scatter".into());
+    };
+    let w = window2(&attrs.window, operand.rank())?;
     let wins = windows(source.dims(), &w);
     let od = dims2(&operand);
     // The select computation's comparison: GE/GT keep the maximum, LE/LT the minimum; a strict
     // comparison lets a later equal element take over.
-    let sel = inst.attrs.comp("select").ok_or("no select=")?;
-    let comp = &ex.module.computations[sel];
-    let dir = comp
-        .root()
-        .attrs
-        .enum_value("direction")
-        .unwrap_or("GE")
-        .to_string();
+    let comp = &ex.module.computations[attrs.select.0];
+    let dir = match &comp.root().op {
+        Op::Elementwise(ElementwiseOp::Compare(c)) => c.direction.to_string(),
+        _ => "GE".to_string(),
+    };
     let (want_max, strict) = match dir.as_str() {
         "GE" => (true, false),
         "GT" => (true, true),
@@ -776,7 +782,10 @@ fn convolution(ex: &Evaluated) -> Res<(Svg, String)> {
     let input = squeezed(&ex.operand(0)?)?;
     let kernel = squeezed(&ex.operand(1)?)?;
     let result = squeezed(&ex.value(ex.root)?)?;
-    let w = inst.attrs.window().ok_or("no window=")?;
+    let Op::Linalg(LinalgOp::Convolution(attrs)) = &inst.op else {
+        return Err("the root is not a convolution".into());
+    };
+    let w = attrs.window.clone().unwrap_or_default();
     if w.dims.len() != 1 || input.rank() != 1 || kernel.rank() > 1 || result.rank() > 1 {
         return Err(
             "the convolution figure draws one spatial dimension with one batch and one feature"

@@ -6,49 +6,10 @@
 //! orders; PRED compares false < true. Complex values support only EQ and NE (both components).
 
 use super::{map2, type_error};
-use crate::error::{Error, Result};
-use crate::hlo::ast::Instruction;
+use crate::error::Result;
+pub use crate::hlo::attrs::{ComparisonDirection as Dir, ComparisonType};
 use crate::literal::{ArrayData as D, C64, C128};
-use crate::types::{Category, ElementType};
 use half::{bf16, f16};
-
-/// The comparison types of `compare`'s `type=` attribute.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompareType {
-    Float,
-    TotalOrder,
-    Signed,
-    Unsigned,
-}
-
-/// The default comparison type of an element type (HLO text's rule).
-pub fn default_compare_type(ty: ElementType) -> CompareType {
-    match ty.category() {
-        Category::Float | Category::Complex => CompareType::Float,
-        Category::Signed => CompareType::Signed,
-        _ => CompareType::Unsigned,
-    }
-}
-
-pub fn parse_compare_type(s: &str) -> Option<CompareType> {
-    Some(match s {
-        "FLOAT" => CompareType::Float,
-        "TOTALORDER" => CompareType::TotalOrder,
-        "SIGNED" => CompareType::Signed,
-        "UNSIGNED" => CompareType::Unsigned,
-        _ => return None,
-    })
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Dir {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
 
 /// One loop per direction, comparing `$key(x)` with `$key(y)`.
 macro_rules! by_dir {
@@ -79,34 +40,11 @@ fn key64(b: u64) -> i64 {
     if s < 0 { s ^ 0x7fff_ffff_ffff_ffff } else { s }
 }
 
-pub fn eval(inst: &Instruction, a: &D, b: &D) -> Result<D> {
-    compare_data(
-        inst.attrs.enum_value("direction").unwrap_or(""),
-        inst.attrs.enum_value("type"),
-        a,
-        b,
-    )
-}
-
-/// `compare` on raw data: `direction` is `EQ`..`GE`, `ty` the optional comparison type.
-pub fn compare_data(direction: &str, ty: Option<&str>, a: &D, b: &D) -> Result<D> {
-    let dir = match direction {
-        "EQ" => Dir::Eq,
-        "NE" => Dir::Ne,
-        "LT" => Dir::Lt,
-        "LE" => Dir::Le,
-        "GT" => Dir::Gt,
-        "GE" => Dir::Ge,
-        other => {
-            return Err(Error::internal(format!(
-                "compare direction `{other}` passed the verifier"
-            )));
-        }
-    };
-    let ty = ty
-        .and_then(parse_compare_type)
-        .unwrap_or_else(|| default_compare_type(a.ty()));
-    let total = ty == CompareType::TotalOrder;
+/// `compare` on raw data of equal length: `ty` is the comparison type (`None`: the element
+/// type's own order).
+pub fn compare_data(dir: Dir, ty: Option<ComparisonType>, a: &D, b: &D) -> Result<D> {
+    let ty = ty.unwrap_or_else(|| ComparisonType::default_for(a.ty()));
+    let total = ty == ComparisonType::TotalOrder;
     Ok(D::Pred(match (a, b) {
         (D::F16(p), D::F16(q)) if total => by_dir!(dir, p, q, |x: f16| key16(x.to_bits())),
         (D::BF16(p), D::BF16(q)) if total => by_dir!(dir, p, q, |x: bf16| key16(x.to_bits())),
@@ -129,6 +67,6 @@ pub fn compare_data(direction: &str, ty: Option<&str>, a: &D, b: &D) -> Result<D
         (D::C64(p), D::C64(q)) if dir == Dir::Ne => map2(p, q, |x: C64, y: C64| x != y),
         (D::C128(p), D::C128(q)) if dir == Dir::Eq => map2(p, q, |x: C128, y: C128| x == y),
         (D::C128(p), D::C128(q)) if dir == Dir::Ne => map2(p, q, |x: C128, y: C128| x != y),
-        (other, _) => return Err(type_error(crate::hlo::opcode::Opcode::Compare, other)),
+        (other, _) => return Err(type_error("compare", other)),
     }))
 }

@@ -19,7 +19,6 @@
 use super::math::{f64_to_f32_odd, reduce_precision_bits, u64_to_f32_odd};
 use super::{map1, type_error};
 use crate::error::{Error, Result};
-use crate::hlo::opcode::Opcode;
 use crate::literal::{ArrayData as D, C64, C128, NativeType};
 use crate::types::ElementType;
 use half::{bf16, f16};
@@ -192,7 +191,7 @@ pub fn convert(src: &D, to: ElementType) -> Result<D> {
 /// The little-endian bytes of every element, in order.
 fn to_bytes(d: &D) -> Result<Vec<u8>> {
     Ok(match d {
-        D::Pred(_) => return Err(type_error(Opcode::BitcastConvert, d)),
+        D::Pred(_) => return Err(type_error("bitcast-convert", d)),
         D::S8(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         D::S16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         D::S32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
@@ -284,6 +283,6 @@ pub fn reduce_precision(src: &D, e: i64, m: i64) -> Result<D> {
         D::F64(v) => D::F64(map1(v, |x: f64| {
             f64::from_bits(reduce_precision_bits(x.to_bits(), 64, 11, 52, e, m))
         })),
-        other => return Err(type_error(Opcode::ReducePrecision, other)),
+        other => return Err(type_error("reduce-precision", other)),
     })
 }

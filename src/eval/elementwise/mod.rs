@@ -21,7 +21,7 @@ mod unary;
 use super::{Evaluator, array};
 use crate::error::{Error, Result};
 use crate::hlo::ast::Instruction;
-use crate::hlo::opcode::Opcode;
+use crate::hlo::opcode::{BinaryOp, ElementwiseOp, UnaryOp};
 use crate::literal::{Array, ArrayData, Literal};
 use rayon::prelude::*;
 
@@ -30,59 +30,54 @@ pub const PAR_THRESHOLD: usize = 1 << 16;
 /// The smallest piece of work a rayon task gets.
 const MIN_CHUNK: usize = 1 << 13;
 
-pub fn eval(_ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
-    use Opcode::*;
-    match inst.opcode {
-        Abs | Cbrt | Ceil | Clz | Cos | Erf | Exp | Expm1 | Floor | Imag | IsFinite | Log
-        | Log1p | Logistic | Negate | Not | PopulationCount | Real | RoundNearestAfz
-        | RoundNearestEven | Rsqrt | Sign | Sin | Sqrt | Tan | Tanh => {
-            let a = array(ops, 0)?;
-            let data = unary::eval(inst.opcode, &a.data)?;
-            finish(inst, &a.shape.dims, data)
-        }
-        Add | Subtract | Multiply | Divide | Power | Remainder | Maximum | Minimum | And | Or
-        | Xor | ShiftLeft | ShiftRightArithmetic | ShiftRightLogical | Atan2 | Complex => {
+pub fn eval_unary(inst: &Instruction, op: UnaryOp, ops: &[&Literal]) -> Result<Literal> {
+    let a = array(ops, 0)?;
+    let data = unary::eval(op, &a.data)?;
+    finish(inst, &a.shape.dims, data)
+}
+
+pub fn eval_binary(inst: &Instruction, op: BinaryOp, ops: &[&Literal]) -> Result<Literal> {
+    let (a, b) = pair(inst, ops)?;
+    let data = binary::eval(op, &a.data, &b.data)?;
+    finish(inst, &a.shape.dims, data)
+}
+
+pub fn eval(inst: &Instruction, op: &ElementwiseOp, ops: &[&Literal]) -> Result<Literal> {
+    match op {
+        ElementwiseOp::Compare(c) => {
             let (a, b) = pair(inst, ops)?;
-            let data = binary::eval(inst.opcode, &a.data, &b.data)?;
+            let data = compare::compare_data(c.direction, c.compare_type, &a.data, &b.data)?;
             finish(inst, &a.shape.dims, data)
         }
-        Compare => {
-            let (a, b) = pair(inst, ops)?;
-            let data = compare::eval(inst, &a.data, &b.data)?;
-            finish(inst, &a.shape.dims, data)
-        }
-        Select => select(inst, ops),
-        Clamp => clamp(inst, ops),
-        Convert => {
+        ElementwiseOp::Select => select(inst, ops),
+        ElementwiseOp::Clamp => clamp(inst, ops),
+        ElementwiseOp::Convert => {
             let a = array(ops, 0)?;
             let ty = Evaluator::result_array_shape(inst)?.ty;
             let data = convert::convert(&a.data, ty)?;
             finish(inst, &a.shape.dims, data)
         }
-        BitcastConvert => {
+        ElementwiseOp::BitcastConvert => {
             let a = array(ops, 0)?;
             let shape = Evaluator::result_array_shape(inst)?.clone();
             let data = convert::bitcast(&a.data, shape.ty)?;
             Ok(Literal::Array(Array::from_data(shape, data)?))
         }
-        ReducePrecision => {
+        ElementwiseOp::ReducePrecision(r) => {
             let a = array(ops, 0)?;
-            let e = inst.attrs.int("exponent_bits").unwrap_or(i64::MAX);
-            let m = inst.attrs.int("mantissa_bits").unwrap_or(i64::MAX);
-            let data = convert::reduce_precision(&a.data, e, m)?;
+            let data = convert::reduce_precision(&a.data, r.exponent_bits, r.mantissa_bits)?;
             finish(inst, &a.shape.dims, data)
         }
-        op => Err(Error::internal(format!("`{op}` is not an element-wise op"))),
     }
 }
 
 /// A unary op on raw data (no shapes): for benchmarks and tests.
-pub fn unary_data(op: Opcode, d: &ArrayData) -> Result<ArrayData> {
+pub fn unary_data(op: UnaryOp, d: &ArrayData) -> Result<ArrayData> {
     unary::eval(op, d)
 }
 
 /// A binary op on raw data of equal length: for benchmarks and tests.
-pub fn binary_data(op: Opcode, a: &ArrayData, b: &ArrayData) -> Result<ArrayData> {
+pub fn binary_data(op: BinaryOp, a: &ArrayData, b: &ArrayData) -> Result<ArrayData> {
     binary::eval(op, a, b)
 }
 
@@ -118,14 +113,16 @@ fn same_actual_dims(inst: &Instruction, a: &Array, b: &Array) -> Result<()> {
     if a.shape.dims != b.shape.dims {
         return Err(Error::runtime(format!(
             "the operands of `{}` have dynamic sizes {:?} and {:?} at run time",
-            inst.opcode, a.shape.dims, b.shape.dims
+            inst.opcode(),
+            a.shape.dims,
+            b.shape.dims
         ))
         .with_rule("elementwise.dynamic_sizes_agree"));
     }
     Ok(())
 }
 
-pub(crate) fn type_error(op: Opcode, data: &ArrayData) -> Error {
+pub(crate) fn type_error(op: impl std::fmt::Display, data: &ArrayData) -> Error {
     Error::internal(format!(
         "`{op}` reached the evaluator with {} elements, which the verifier refuses",
         data.ty()
@@ -199,32 +196,18 @@ where
     }
 }
 
-/// `select(pred, on_true, on_false)`: a scalar predicate picks a whole operand (arrays or tuples);
-/// an array predicate picks per element.
+/// `select(pred, on_true, on_false)`: a scalar predicate picks a whole operand; an array
+/// predicate picks per element.
 fn select(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
     let p = array(ops, 0)?;
-    let (t, f) = match (ops.get(1), ops.get(2)) {
-        (Some(t), Some(f)) => (*t, *f),
-        _ => return Err(Error::internal("select needs three operands")),
-    };
     let preds = p
         .typed::<bool>()
         .ok_or_else(|| Error::internal("select predicate is not pred"))?;
-    if p.shape.dims.is_empty() {
-        let chosen = if preds.first().copied().unwrap_or(false) {
-            t
-        } else {
-            f
-        };
-        let mut out = chosen.clone();
-        if let (Literal::Array(a), Some(s)) = (&mut out, inst.shape.as_array()) {
-            a.shape.layout = s.layout.clone();
-        }
-        return Ok(out);
-    }
     let (t, f) = (array(ops, 1)?, array(ops, 2)?);
     same_actual_dims(inst, t, f)?;
-    same_actual_dims(inst, p, t)?;
+    if !p.shape.dims.is_empty() {
+        same_actual_dims(inst, p, t)?;
+    }
     let n = t.len();
     macro_rules! sel {
         ($x:expr, $y:expr) => {
@@ -248,7 +231,7 @@ fn select(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
         (D::F64(x), D::F64(y)) => D::F64(sel!(x, y)),
         (D::C64(x), D::C64(y)) => D::C64(sel!(x, y)),
         (D::C128(x), D::C128(y)) => D::C128(sel!(x, y)),
-        _ => return Err(type_error(inst.opcode, &f.data)),
+        _ => return Err(type_error(inst.opcode(), &f.data)),
     };
     finish(inst, &t.shape.dims, data)
 }
@@ -304,7 +287,7 @@ fn clamp(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
         (D::BF16(l), D::BF16(v), D::BF16(h)) => D::BF16(flt!(l, v, h)),
         (D::F32(l), D::F32(v), D::F32(h)) => D::F32(flt!(l, v, h)),
         (D::F64(l), D::F64(v), D::F64(h)) => D::F64(flt!(l, v, h)),
-        _ => return Err(type_error(inst.opcode, &x.data)),
+        _ => return Err(type_error(inst.opcode(), &x.data)),
     };
     finish(inst, &x.shape.dims, data)
 }

@@ -2,7 +2,8 @@
 //! book examples, golden cases and property tests).
 
 use crate::eval::{RunOptions, run};
-use crate::hlo::{parse_and_verify, parse_literal};
+use crate::hlo::parse_literal;
+use crate::verify::parse_and_verify;
 
 /// Runs `ROOT r = <root>` over parameters of the given shapes and returns the result as text.
 pub(crate) fn run_op(params: &[&str], root: &str, args: &[&str]) -> String {

@@ -1,7 +1,7 @@
 //! Data movement: iota, tuple, get-tuple-element, broadcast, reshape, dynamic-reshape, transpose,
 //! reverse, slice, dynamic-slice, dynamic-update-slice, concatenate, pad, copy, bitcast,
-//! get-dimension-size and set-dimension-size (parameter and constant are read by the evaluator
-//! core). Reference: the Operation Semantics chapter; XLA's `HloEvaluator` handlers where it is
+//! get-dimension-size and set-dimension-size, and constants (parameters are bound by the
+//! evaluator core). Reference: the Operation Semantics chapter; XLA's `HloEvaluator` handlers where it is
 //! silent (iota wraps integers, dynamic-slice start indices clamp).
 //!
 //! Every op except iota and bitcast moves elements with `kernels::copy_box`, typed once per element
@@ -18,59 +18,62 @@ pub mod kernels;
 use super::{Evaluator, array};
 use crate::error::{Error, Result};
 use crate::hlo::ast::Instruction;
-use crate::hlo::opcode::Opcode;
+use crate::hlo::attrs::{PadDim, SliceDim};
+use crate::hlo::opcode::MovementOp;
 use crate::literal::{Array, ArrayData, C64, C128, Literal, NativeType};
+use crate::shape::window::padded_size;
 use crate::shape::{ArrayShape, Shape};
 use crate::{map_data, with_data};
 use half::{bf16, f16};
 use kernels::{copy_box, gather, strides};
 
-pub fn eval(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
-    use Opcode::*;
-    let a = match inst.opcode {
-        Tuple => return Ok(Literal::Tuple(ops.iter().map(|l| (*l).clone()).collect())),
-        GetTupleElement => {
-            let idx = inst.attrs.int("index").unwrap_or(-1);
+pub fn eval(
+    ev: &Evaluator,
+    inst: &Instruction,
+    op: &MovementOp,
+    ops: &[&Literal],
+) -> Result<Literal> {
+    let a = match op {
+        MovementOp::Tuple => return Ok(Literal::Tuple(ops.iter().map(|l| (*l).clone()).collect())),
+        MovementOp::GetTupleElement(g) => {
+            // The verifier proved the operand is a tuple with element `g.index`.
             return ops
                 .first()
                 .and_then(|t| t.as_tuple())
-                .and_then(|t| usize::try_from(idx).ok().and_then(|i| t.get(i)))
+                .and_then(|t| t.get(g.index as usize))
                 .cloned()
                 .ok_or_else(|| Error::internal("get-tuple-element index out of range"));
         }
-        Copy => {
+        MovementOp::Copy => {
             let l = ops
                 .first()
                 .ok_or_else(|| Error::internal("copy without an operand"))?;
             return Ok(relayout((*l).clone(), &inst.shape));
         }
-        Parameter | Constant => {
+        MovementOp::Parameter(_) => {
             return Err(Error::internal(
-                "parameter and constant are read by the evaluator core",
+                "parameters are bound by the evaluator core",
             ));
         }
-        Iota => iota(inst)?,
-        Broadcast => broadcast(ev, inst, array(ops, 0)?)?,
-        Reshape => reshape(ev, inst, array(ops, 0)?)?,
-        DynamicReshape => dynamic_reshape(inst, ops)?,
-        Transpose => transpose(inst, array(ops, 0)?)?,
-        Reverse => reverse(inst, array(ops, 0)?)?,
-        Slice => slice(inst, array(ops, 0)?)?,
-        DynamicSlice => dynamic_slice(inst, ops)?,
-        DynamicUpdateSlice => dynamic_update_slice(inst, ops)?,
-        Concatenate => concatenate(inst, ops)?,
-        Pad => pad(inst, ops)?,
-        Bitcast => bitcast(ev, inst, array(ops, 0)?)?,
-        GetDimensionSize => {
+        MovementOp::Constant(k) => return Ok(relayout(k.literal.clone(), &inst.shape)),
+        MovementOp::Iota(i) => iota(inst, i.dimension as usize)?,
+        MovementOp::Broadcast(b) => broadcast(ev, inst, &b.dimensions, array(ops, 0)?)?,
+        MovementOp::Reshape(_) => reshape(ev, inst, array(ops, 0)?)?,
+        MovementOp::DynamicReshape => dynamic_reshape(inst, ops)?,
+        MovementOp::Transpose(d) => transpose(inst, &d.dimensions, array(ops, 0)?)?,
+        MovementOp::Reverse(d) => reverse(inst, &d.dimensions, array(ops, 0)?)?,
+        MovementOp::Slice(sl) => slice(inst, &sl.slice, array(ops, 0)?)?,
+        MovementOp::DynamicSlice(d) => dynamic_slice(inst, &d.sizes, ops)?,
+        MovementOp::DynamicUpdateSlice => dynamic_update_slice(inst, ops)?,
+        MovementOp::Concatenate(d) => concatenate(inst, d.dimensions[0] as usize, ops)?,
+        MovementOp::Pad(p) => pad(inst, &p.padding, ops)?,
+        MovementOp::Bitcast => bitcast(ev, inst, array(ops, 0)?)?,
+        MovementOp::GetDimensionSize(d) => {
             let a = array(ops, 0)?;
-            let d = one_dim(inst)?;
-            let n = a.dims().get(d).copied().unwrap_or(0);
+            let n = a.dims()[d.dimensions[0] as usize];
             return Ok(Literal::scalar(n as i32));
         }
-        SetDimensionSize => set_dimension_size(inst, ops)?,
-        op => {
-            return Err(Error::internal(format!("`{op}` is not a data-movement op")));
-        }
+        MovementOp::SetDimensionSize(d) => set_dimension_size(inst, d.dimensions[0] as usize, ops)?,
     };
     Ok(Literal::Array(a))
 }
@@ -101,13 +104,6 @@ fn fit(inst: &Instruction, dims: &[i64]) -> Result<ArrayShape> {
         }
     }
     Evaluator::result_shape_with_dims(inst, dims)
-}
-
-/// Size of a padded dimension: `lo + hi + n + (n - 1)·interior` (interior padding sits only
-/// between elements, so there is none when n = 0). `None` on overflow.
-pub fn padded_size(n: i64, lo: i64, hi: i64, interior: i64) -> Option<i64> {
-    let gaps = (n - 1).max(0).checked_mul(interior)?;
-    n.checked_add(gaps)?.checked_add(lo)?.checked_add(hi)
 }
 
 fn udims(dims: &[i64]) -> Vec<usize> {
@@ -157,10 +153,9 @@ fn relayout(l: Literal, shape: &Shape) -> Literal {
 
 /// Iota: element at index i holds i[d] converted to the element type. Integers wrap as a C++
 /// `static_cast` from int64 does (XLA's evaluator); F16 and BF16 convert through F32 as XLA does.
-fn iota(inst: &Instruction) -> Result<Array> {
+fn iota(inst: &Instruction, dim: usize) -> Result<Array> {
     let decl = Evaluator::result_array_shape(inst)?;
     let shape = fit(inst, &decl.dims)?;
-    let dim = inst.attrs.int("iota_dimension").unwrap_or(0).max(0) as usize;
     let dims = udims(&shape.dims);
     let size = dims.get(dim).copied().unwrap_or(1);
     let inner: usize = dims.iter().skip(dim + 1).product();
@@ -206,9 +201,8 @@ fn iota(inst: &Instruction) -> Result<Array> {
 
 /// Broadcast (BroadcastInDim): output index i reads operand index (i[dims[0]], i[dims[1]], ...),
 /// with 0 in place of the index for an operand dimension of size 1.
-fn broadcast(ev: &Evaluator, inst: &Instruction, a: &Array) -> Result<Array> {
+fn broadcast(ev: &Evaluator, inst: &Instruction, map: &[i64], a: &Array) -> Result<Array> {
     let decl = Evaluator::result_array_shape(inst)?;
-    let map = inst.attrs.ints("dimensions").unwrap_or(&[]);
     let op_dynamic = operand_shape(ev, inst, 0)
         .and_then(|s| s.as_array())
         .map(|s| s.dynamic.clone())
@@ -351,8 +345,7 @@ fn dynamic_reshape(inst: &Instruction, ops: &[&Literal]) -> Result<Array> {
     })
 }
 
-fn transpose(inst: &Instruction, a: &Array) -> Result<Array> {
-    let perm = inst.attrs.ints("dimensions").unwrap_or(&[]);
+fn transpose(inst: &Instruction, perm: &[i64], a: &Array) -> Result<Array> {
     let in_st = istrides(a.dims());
     let pick = |p: &i64| p.unsigned_abs() as usize;
     let dims: Vec<i64> = perm.iter().map(|p| a.dims()[pick(p)]).collect();
@@ -361,8 +354,7 @@ fn transpose(inst: &Instruction, a: &Array) -> Result<Array> {
     Ok(gather_array(a, 0, &ss, shape))
 }
 
-fn reverse(inst: &Instruction, a: &Array) -> Result<Array> {
-    let rev = inst.attrs.ints("dimensions").unwrap_or(&[]);
+fn reverse(inst: &Instruction, rev: &[i64], a: &Array) -> Result<Array> {
     let mut ss = istrides(a.dims());
     let mut off = 0isize;
     for &d in rev {
@@ -379,11 +371,7 @@ fn reverse(inst: &Instruction, a: &Array) -> Result<Array> {
 
 /// Slice: result index i reads operand index start + i·stride. On a dynamic dimension the limit
 /// is cut to the actual size, so the slice holds the strided elements that exist.
-fn slice(inst: &Instruction, a: &Array) -> Result<Array> {
-    let ranges = inst
-        .attrs
-        .slice()
-        .ok_or_else(|| Error::internal("slice without ranges"))?;
+fn slice(inst: &Instruction, ranges: &[SliceDim], a: &Array) -> Result<Array> {
     let in_st = istrides(a.dims());
     let mut off = 0isize;
     let mut ss = Vec::with_capacity(ranges.len());
@@ -394,7 +382,8 @@ fn slice(inst: &Instruction, a: &Array) -> Result<Array> {
         let len = if r.start >= limit {
             0
         } else {
-            (limit - r.start + r.stride - 1) / r.stride
+            let span = limit - r.start;
+            span / r.stride + i64::from(span % r.stride != 0)
         };
         dims.push(len);
         if len > 0 {
@@ -432,9 +421,8 @@ fn clamp_start(start: i128, n: i64, size: i64) -> i64 {
     start.clamp(0, (n - size).max(0) as i128) as i64
 }
 
-fn dynamic_slice(inst: &Instruction, ops: &[&Literal]) -> Result<Array> {
+fn dynamic_slice(inst: &Instruction, sizes: &[i64], ops: &[&Literal]) -> Result<Array> {
     let a = array(ops, 0)?;
-    let sizes = inst.attrs.ints("dynamic_slice_sizes").unwrap_or(&[]);
     let starts = start_values(ops, 1, a.rank())?;
     let in_st = istrides(a.dims());
     let mut off = 0isize;
@@ -480,13 +468,7 @@ fn dynamic_update_slice(inst: &Instruction, ops: &[&Literal]) -> Result<Array> {
     Ok(Array { shape, data })
 }
 
-fn concatenate(inst: &Instruction, ops: &[&Literal]) -> Result<Array> {
-    let d = inst
-        .attrs
-        .ints("dimensions")
-        .and_then(|v| v.first())
-        .copied()
-        .unwrap_or(0) as usize;
+fn concatenate(inst: &Instruction, d: usize, ops: &[&Literal]) -> Result<Array> {
     let first = array(ops, 0)?;
     let mut dims = first.dims().to_vec();
     dims[d] = 0;
@@ -522,13 +504,9 @@ fn concatenate(inst: &Instruction, ops: &[&Literal]) -> Result<Array> {
 
 /// Pad: operand element i lands at lo + i·(interior + 1) in each dimension; positions outside
 /// the result (negative padding) are dropped, everything else holds the padding value.
-fn pad(inst: &Instruction, ops: &[&Literal]) -> Result<Array> {
+fn pad(inst: &Instruction, cfg: &[PadDim], ops: &[&Literal]) -> Result<Array> {
     let a = array(ops, 0)?;
     let value = array(ops, 1)?;
-    let cfg = inst
-        .attrs
-        .padding()
-        .ok_or_else(|| Error::internal("pad without a padding config"))?;
     let mut dims = Vec::with_capacity(cfg.len());
     for (d, p) in cfg.iter().enumerate() {
         let n = a.dims()[d];
@@ -597,25 +575,16 @@ fn bitcast(ev: &Evaluator, inst: &Instruction, a: &Array) -> Result<Array> {
     Array::from_buffer(decl.clone(), &buf)
 }
 
-fn one_dim(inst: &Instruction) -> Result<usize> {
-    inst.attrs
-        .ints("dimensions")
-        .and_then(|v| v.first())
-        .and_then(|&d| usize::try_from(d).ok())
-        .ok_or_else(|| Error::internal("dimension attribute missing"))
-}
-
 /// Set-dimension-size: keeps the first `size` elements along the dimension. Growing a dimension
 /// past its current size would expose elements this model does not hold (XLA leaves them
 /// unspecified), so the reference refuses.
-fn set_dimension_size(inst: &Instruction, ops: &[&Literal]) -> Result<Array> {
+fn set_dimension_size(inst: &Instruction, d: usize, ops: &[&Literal]) -> Result<Array> {
     let a = array(ops, 0)?;
     let size = array(ops, 1)?
         .typed::<i32>()
         .and_then(|v| v.first().copied())
         .ok_or_else(|| Error::internal("set-dimension-size size is not an s32 scalar"))?
         as i64;
-    let d = one_dim(inst)?;
     let decl = Evaluator::result_array_shape(inst)?;
     let (n, bound) = (a.dims()[d], decl.dims[d]);
     if size < 0 || size > bound {

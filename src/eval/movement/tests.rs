@@ -2,9 +2,10 @@
 //! formulas of the Operation Semantics chapter (read through `Scalar`, one element at a time).
 
 use crate::eval::{RunOptions, run};
-use crate::hlo::{parse_and_verify, parse_literal};
+use crate::hlo::parse_literal;
 use crate::literal::{Array, ArrayData, Literal, Scalar};
 use crate::types::ElementType;
+use crate::verify::parse_and_verify;
 
 fn sample(ty: ElementType, dims: Vec<i64>, base: i64) -> Array {
     let shape = crate::shape::ArrayShape::new(ty, dims);

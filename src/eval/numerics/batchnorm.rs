@@ -6,7 +6,7 @@
 use super::{from_f64, to_f64};
 use crate::error::{Error, Result};
 use crate::eval::array;
-use crate::hlo::ast::Instruction;
+use crate::hlo::attrs::BatchNormAttrs;
 use crate::literal::{Array, Literal};
 use crate::shape::ArrayShape;
 
@@ -17,9 +17,8 @@ struct Features {
     n: usize,
 }
 
-fn features(x: &ArrayShape, inst: &Instruction) -> Result<Features> {
-    let f = inst.attrs.int("feature_index").unwrap_or(-1);
-    let f = usize::try_from(f)
+fn features(x: &ArrayShape, attrs: &BatchNormAttrs) -> Result<Features> {
+    let f = usize::try_from(attrs.feature_index)
         .ok()
         .filter(|&f| f < x.rank())
         .ok_or_else(|| Error::internal("feature_index out of range"))?;
@@ -34,9 +33,9 @@ fn features(x: &ArrayShape, inst: &Instruction) -> Result<Features> {
     })
 }
 
-fn epsilon(inst: &Instruction) -> f64 {
+fn epsilon(attrs: &BatchNormAttrs) -> f64 {
     // XLA keeps epsilon as an f32 attribute; use that value exactly.
-    inst.attrs.float("epsilon").unwrap_or(0.0) as f32 as f64
+    attrs.epsilon as f64
 }
 
 fn moments(x: &[f64], f: &Features) -> (Vec<f64>, Vec<f64>) {
@@ -76,9 +75,9 @@ fn normalise(
         .collect()
 }
 
-pub fn training(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+pub fn training(attrs: &BatchNormAttrs, ops: &[&Literal]) -> Result<Literal> {
     let (x, scale, offset) = (array(ops, 0)?, array(ops, 1)?, array(ops, 2)?);
-    let f = features(&x.shape, inst)?;
+    let f = features(&x.shape, attrs)?;
     let xv = to_f64(x)?;
     let (mean, var) = moments(&xv, &f);
     let y = normalise(
@@ -88,7 +87,7 @@ pub fn training(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
         &var,
         &to_f64(scale)?,
         &to_f64(offset)?,
-        epsilon(inst),
+        epsilon(attrs),
     );
     Ok(Literal::Tuple(vec![
         out(&x.shape, y)?,
@@ -97,7 +96,7 @@ pub fn training(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
     ]))
 }
 
-pub fn inference(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+pub fn inference(attrs: &BatchNormAttrs, ops: &[&Literal]) -> Result<Literal> {
     let (x, scale, offset, mean, var) = (
         array(ops, 0)?,
         array(ops, 1)?,
@@ -105,7 +104,7 @@ pub fn inference(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
         array(ops, 3)?,
         array(ops, 4)?,
     );
-    let f = features(&x.shape, inst)?;
+    let f = features(&x.shape, attrs)?;
     let y = normalise(
         &to_f64(x)?,
         &f,
@@ -113,12 +112,12 @@ pub fn inference(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
         &to_f64(var)?,
         &to_f64(scale)?,
         &to_f64(offset)?,
-        epsilon(inst),
+        epsilon(attrs),
     );
     out(&x.shape, y)
 }
 
-pub fn grad(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+pub fn grad(attrs: &BatchNormAttrs, ops: &[&Literal]) -> Result<Literal> {
     let (x, scale, mean, var, dy) = (
         array(ops, 0)?,
         array(ops, 1)?,
@@ -126,10 +125,10 @@ pub fn grad(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
         array(ops, 3)?,
         array(ops, 4)?,
     );
-    let f = features(&x.shape, inst)?;
+    let f = features(&x.shape, attrs)?;
     let (xv, dyv) = (to_f64(x)?, to_f64(dy)?);
     let (mu, s2, gamma) = (to_f64(mean)?, to_f64(var)?, to_f64(scale)?);
-    let eps = epsilon(inst);
+    let eps = epsilon(attrs);
     let m = f.count as f64;
     // c_l = mean(dy·(x−μ))/(σ²+ε), d_l = mean(dy); sums for the scale and offset gradients.
     let (mut sum_dy_xc, mut sum_dy) = (vec![0.0; f.n], vec![0.0; f.n]);

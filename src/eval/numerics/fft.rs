@@ -15,6 +15,7 @@
 use super::{from_c128, from_f64, to_c128, to_f64};
 use crate::error::{Error, Result};
 use crate::hlo::ast::Instruction;
+use crate::hlo::attrs::{FftAttrs, FftType};
 use crate::literal::{Array, C128, Literal};
 use crate::shape::row_major_strides;
 use std::f64::consts::PI;
@@ -132,9 +133,9 @@ fn complex_axis(data: &mut [C128], dims: &[i64], axis: usize, inverse: bool) {
     });
 }
 
-pub fn fft(inst: &Instruction, a: &Array) -> Result<Literal> {
-    let kind = inst.attrs.enum_value("fft_type").unwrap_or("FFT");
-    let lengths = inst.attrs.ints("fft_length").unwrap_or(&[]);
+pub fn fft(inst: &Instruction, attrs: &FftAttrs, a: &Array) -> Result<Literal> {
+    let kind = attrs.fft_type;
+    let lengths = &attrs.fft_length[..];
     let out_shape = crate::eval::Evaluator::result_array_shape(inst)?.clone();
     let rank = a.rank();
     let k = lengths.len();
@@ -146,14 +147,14 @@ pub fn fft(inst: &Instruction, a: &Array) -> Result<Literal> {
     let axes: Vec<usize> = (rank - k..rank).collect();
     let last = rank - 1;
     let result: Vec<C128> = match kind {
-        "FFT" | "IFFT" => {
+        FftType::Fft | FftType::Ifft => {
             let mut d = to_c128(a)?;
             for &ax in &axes {
-                complex_axis(&mut d, a.dims(), ax, kind == "IFFT");
+                complex_axis(&mut d, a.dims(), ax, kind == FftType::Ifft);
             }
             d
         }
-        "RFFT" => {
+        FftType::Rfft => {
             let x = to_f64(a)?;
             let n = a.dims()[last] as usize;
             let keep = n / 2 + 1;
@@ -174,7 +175,7 @@ pub fn fft(inst: &Instruction, a: &Array) -> Result<Literal> {
             }
             d
         }
-        "IRFFT" => {
+        FftType::Irfft => {
             let mut d = to_c128(a)?;
             for &ax in &axes[..k - 1] {
                 complex_axis(&mut d, a.dims(), ax, true);
@@ -200,7 +201,6 @@ pub fn fft(inst: &Instruction, a: &Array) -> Result<Literal> {
             }
             out
         }
-        other => return Err(Error::internal(format!("unknown fft_type {other}"))),
     };
     let data = if out_shape.ty.is_complex() {
         from_c128(out_shape.ty, result)?

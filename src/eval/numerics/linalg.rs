@@ -9,7 +9,7 @@
 
 use super::{from_c128, from_f64, to_c128, to_f64};
 use crate::error::{Error, Result};
-use crate::hlo::ast::Instruction;
+use crate::hlo::attrs::{TransposeA, TriangularSolveAttrs};
 use crate::kernels::factor::{self, BLOCK, MIN_BLOCKED};
 use crate::literal::{Array, C128, Literal};
 use std::ops::{Add, Div, Mul, Sub};
@@ -149,8 +149,7 @@ pub fn cholesky_f64(a: &[f64], n: usize, lower: bool, nb: usize) -> Vec<f64> {
     out
 }
 
-pub fn cholesky(inst: &Instruction, a: &Array) -> Result<Literal> {
-    let lower = inst.attrs.bool("lower").unwrap_or(false);
+pub fn cholesky(lower: bool, a: &Array) -> Result<Literal> {
     let (b, n, _) = batches(a)?;
     let data = if a.ty().is_complex() {
         let v = to_c128(a)?;
@@ -314,14 +313,12 @@ fn trsm<T: Field>(
     out
 }
 
-pub fn triangular_solve(inst: &Instruction, a: &Array, b: &Array) -> Result<Literal> {
-    let left = inst.attrs.bool("left_side").unwrap_or(false);
-    let lower = inst.attrs.bool("lower").unwrap_or(false);
-    let unit = inst.attrs.bool("unit_diagonal").unwrap_or(false);
-    let tr = match inst.attrs.enum_value("transpose_a") {
-        Some("TRANSPOSE") => Transpose::Yes,
-        Some("ADJOINT") => Transpose::Adjoint,
-        _ => Transpose::No,
+pub fn triangular_solve(attrs: &TriangularSolveAttrs, a: &Array, b: &Array) -> Result<Literal> {
+    let (left, lower, unit) = (attrs.left_side, attrs.lower, attrs.unit_diagonal);
+    let tr = match attrs.transpose_a {
+        Some(TransposeA::Transpose) => Transpose::Yes,
+        Some(TransposeA::Adjoint) => Transpose::Adjoint,
+        Some(TransposeA::NoTranspose) | None => Transpose::No,
     };
     let (batch, m, _) = batches(a)?;
     let (_, br, bc) = batches(b)?;

@@ -12,47 +12,57 @@ pub mod rng;
 use super::{Evaluator, array};
 use crate::error::{Error, Result};
 use crate::hlo::ast::Instruction;
-use crate::hlo::opcode::Opcode;
+use crate::hlo::attrs::RngDistribution;
+use crate::hlo::opcode::NumericsOp;
 use crate::literal::{Array, ArrayData, C64, C128, Literal};
 use crate::types::ElementType;
 use half::{bf16, f16};
 
-pub fn eval(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
-    use Opcode::*;
-    match inst.opcode {
-        BatchNormTraining => batchnorm::training(inst, ops),
-        BatchNormInference => batchnorm::inference(inst, ops),
-        BatchNormGrad => batchnorm::grad(inst, ops),
-        Cholesky => linalg::cholesky(inst, array(ops, 0)?),
-        TriangularSolve => linalg::triangular_solve(inst, array(ops, 0)?, array(ops, 1)?),
-        Fft => fft::fft(inst, array(ops, 0)?),
-        RngBitGenerator => {
+pub fn eval(
+    ev: &Evaluator,
+    inst: &Instruction,
+    op: &NumericsOp,
+    ops: &[&Literal],
+) -> Result<Literal> {
+    match op {
+        NumericsOp::BatchNormTraining(b) => batchnorm::training(b, ops),
+        NumericsOp::BatchNormInference(b) => batchnorm::inference(b, ops),
+        NumericsOp::BatchNormGrad(b) => batchnorm::grad(b, ops),
+        NumericsOp::Cholesky(c) => linalg::cholesky(c.lower, array(ops, 0)?),
+        NumericsOp::TriangularSolve(t) => {
+            linalg::triangular_solve(t, array(ops, 0)?, array(ops, 1)?)
+        }
+        NumericsOp::Fft(f) => fft::fft(inst, f, array(ops, 0)?),
+        NumericsOp::RngBitGenerator(r) => {
             let out = match &inst.shape {
                 crate::shape::Shape::Tuple(t) => t.get(1).and_then(|s| s.as_array()),
                 _ => None,
             }
             .ok_or_else(|| Error::internal("rng-bit-generator result must be (state, bits)"))?;
-            rng::rng_bit_generator(inst.attrs.str("algorithm"), array(ops, 0)?, out)
+            rng::rng_bit_generator(r.algorithm, array(ops, 0)?, out)
         }
-        Rng => rng_op(ev, inst, ops),
-        RngGetAndUpdateState => {
+        NumericsOp::Rng(r) => rng_op(ev, inst, r.distribution, ops),
+        NumericsOp::RngGetAndUpdateState(r) => {
             // XLA's internal form of the rng state: [seed, counter], the counter advanced by delta.
-            let delta = inst.attrs.int("delta").unwrap_or(0) as u64;
             let mut c = ev
                 .ctx
                 .rng_state
                 .lock()
                 .map_err(|_| Error::internal("rng state lock poisoned"))?;
             let old = *c;
-            *c = c.wrapping_add(delta);
+            *c = c.wrapping_add(r.delta as u64);
             Literal::vec(vec![2], vec![ev.ctx.options.seed, old])
         }
-        op => Err(super::not_implemented(op)),
     }
 }
 
 /// `rng`: uniform over [a, b) or normal with mean a and standard deviation b.
-fn rng_op(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+fn rng_op(
+    ev: &Evaluator,
+    inst: &Instruction,
+    distribution: RngDistribution,
+    ops: &[&Literal],
+) -> Result<Literal> {
     let shape = Evaluator::result_array_shape(inst)?.clone();
     let (a, b) = (array(ops, 0)?.data.get(0), array(ops, 1)?.data.get(0));
     let n = shape.element_count();
@@ -62,10 +72,7 @@ fn rng_op(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Litera
         .lock()
         .map_err(|_| Error::internal("rng state lock poisoned"))?;
     let mut s = rng::Stream::new(ev.ctx.options.seed, *counter);
-    let normal = inst
-        .attrs
-        .enum_value("distribution")
-        .is_some_and(|d| d.eq_ignore_ascii_case("rng_normal"));
+    let normal = distribution == RngDistribution::Normal;
     let ty = shape.ty;
     let data = if ty.is_float() {
         let (lo, hi) = (a.as_f64(), b.as_f64());

@@ -10,6 +10,7 @@
 //! follows XLA, so that the bits match XLA:CPU for the same state.
 
 use crate::error::{Error, Result};
+use crate::hlo::attrs::RngAlgorithm;
 use crate::literal::{Array, ArrayData, Literal};
 use crate::shape::{ArrayShape, row_major_strides};
 use crate::types::ElementType;
@@ -59,12 +60,12 @@ pub enum Algorithm {
 }
 
 impl Algorithm {
-    /// The HLO `algorithm=` value. `rng_default` is Philox, as on XLA's CPU and GPU backends.
-    pub fn from_attr(s: Option<&str>) -> Result<Algorithm> {
-        match s.map(|s| s.to_ascii_lowercase()).as_deref() {
-            None | Some("rng_default") | Some("rng_philox") => Ok(Algorithm::Philox),
-            Some("rng_three_fry") => Ok(Algorithm::ThreeFry),
-            Some(other) => Err(Error::internal(format!("unknown rng algorithm {other}"))),
+    /// The generator an `algorithm=` value selects. `rng_default` is Philox, as on XLA's CPU and
+    /// GPU backends.
+    pub fn of(a: RngAlgorithm) -> Algorithm {
+        match a {
+            RngAlgorithm::Default | RngAlgorithm::Philox => Algorithm::Philox,
+            RngAlgorithm::ThreeFry => Algorithm::ThreeFry,
         }
     }
 }
@@ -254,11 +255,11 @@ impl Bits {
 }
 
 pub fn rng_bit_generator(
-    alg_attr: Option<&str>,
+    algorithm: RngAlgorithm,
     state: &Array,
     result: &ArrayShape,
 ) -> Result<Literal> {
-    let alg = Algorithm::from_attr(alg_attr)?;
+    let alg = Algorithm::of(algorithm);
     let st = state
         .typed::<u64>()
         .ok_or_else(|| Error::internal("rng state must be u64"))?;

@@ -13,7 +13,8 @@
 //! other instruction (even an unused one) takes the general path.
 
 use crate::hlo::ast::{CompId, Module};
-use crate::hlo::opcode::Opcode;
+use crate::hlo::attrs::ComparisonType;
+use crate::hlo::opcode::{BinaryOp, ElementwiseOp, Op};
 use crate::literal::{ArrayData, C64, C128, Scalar};
 use half::{bf16, f16};
 use std::cmp::Ordering;
@@ -36,9 +37,7 @@ pub enum BinOp {
 fn param_no(m: &Module, c: CompId, inst: Option<&usize>) -> Option<i64> {
     let comp = m.computations.get(c)?;
     let i = comp.instructions.get(*inst?)?;
-    (i.opcode == Opcode::Parameter)
-        .then_some(i.parameter_number)
-        .flatten()
+    i.parameter_number()
 }
 
 /// Recognises `ROOT r = op(p0, p1)` with nothing else in the computation.
@@ -55,15 +54,19 @@ pub fn recognise_reducer(m: &Module, c: CompId) -> Option<BinOp> {
         (1, 0) => true,
         _ => return None,
     };
-    Some(match (root.opcode, swapped) {
-        (Opcode::Add, _) => BinOp::Add,
-        (Opcode::Multiply, _) => BinOp::Mul,
-        (Opcode::Maximum, false) => BinOp::Max,
-        (Opcode::Maximum, true) => BinOp::MaxRev,
-        (Opcode::Minimum, false) => BinOp::Min,
-        (Opcode::Minimum, true) => BinOp::MinRev,
-        (Opcode::And, _) => BinOp::And,
-        (Opcode::Or, _) => BinOp::Or,
+    let Op::Binary(op) = root.op else {
+        return None;
+    };
+    // Only these reducers have a typed loop; any other computation takes the general path.
+    Some(match (op, swapped) {
+        (BinaryOp::Add, _) => BinOp::Add,
+        (BinaryOp::Multiply, _) => BinOp::Mul,
+        (BinaryOp::Maximum, false) => BinOp::Max,
+        (BinaryOp::Maximum, true) => BinOp::MaxRev,
+        (BinaryOp::Minimum, false) => BinOp::Min,
+        (BinaryOp::Minimum, true) => BinOp::MinRev,
+        (BinaryOp::And, _) => BinOp::And,
+        (BinaryOp::Or, _) => BinOp::Or,
         _ => return None,
     })
 }
@@ -183,29 +186,9 @@ pub struct Comparator {
     pub total: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
+pub use crate::hlo::attrs::ComparisonDirection as Direction;
 
 impl Direction {
-    fn parse(s: &str) -> Option<Direction> {
-        Some(match s {
-            "EQ" => Direction::Eq,
-            "NE" => Direction::Ne,
-            "LT" => Direction::Lt,
-            "LE" => Direction::Le,
-            "GT" => Direction::Gt,
-            "GE" => Direction::Ge,
-            _ => return None,
-        })
-    }
-
     /// The comparison's result for an ordering (`None`: unordered, a NaN under the partial order).
     pub fn holds(self, o: Option<Ordering>) -> bool {
         match (self, o) {
@@ -234,9 +217,9 @@ pub fn recognise_comparator(
         return None;
     }
     let root = comp.root();
-    if root.opcode != Opcode::Compare {
+    let Op::Elementwise(ElementwiseOp::Compare(cmp)) = &root.op else {
         return None;
-    }
+    };
     let a = param_no(m, c, root.operands.first())?;
     let b = param_no(m, c, root.operands.get(1))?;
     let (operand, swapped) = match (a, b) {
@@ -245,13 +228,13 @@ pub fn recognise_comparator(
         _ => return None,
     };
     let ty = *types.get(operand)?;
-    let direction = Direction::parse(root.attrs.enum_value("direction")?)?;
-    let total = match root.attrs.enum_value("type") {
+    let direction = cmp.direction;
+    let total = match cmp.compare_type {
         None => false,
-        Some("TOTALORDER") if ty.is_float() => true,
-        Some("FLOAT") if ty.is_float() => false,
-        Some("SIGNED") if ty.is_signed_int() => false,
-        Some("UNSIGNED") if ty.is_unsigned_int() || ty.is_pred() => false,
+        Some(ComparisonType::TotalOrder) if ty.is_float() => true,
+        Some(ComparisonType::Float) if ty.is_float() => false,
+        Some(ComparisonType::Signed) if ty.is_signed_int() => false,
+        Some(ComparisonType::Unsigned) if ty.is_unsigned_int() || ty.is_pred() => false,
         _ => return None,
     };
     if ty.is_complex() {

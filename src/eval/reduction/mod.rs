@@ -13,22 +13,24 @@ pub mod window;
 
 use super::Evaluator;
 use crate::error::{Error, Result};
-use crate::hlo::ast::Instruction;
-use crate::hlo::opcode::Opcode;
+use crate::hlo::ast::{CompId, Instruction};
+use crate::hlo::opcode::ReductionOp;
 use crate::literal::{Array, ArrayData, Literal, Scalar};
 use crate::shape::Shape;
 
-pub fn eval(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
-    match inst.opcode {
-        Opcode::Reduce => reduce::reduce(ev, inst, ops),
-        Opcode::ReduceWindow => window::reduce_window(ev, inst, ops),
-        Opcode::SelectAndScatter => window::select_and_scatter(ev, inst, ops),
-        Opcode::Map => map(ev, inst, ops),
-        Opcode::Sort => sort::sort(ev, inst, ops),
-        Opcode::TopK => sort::topk(inst, ops),
-        op => Err(Error::internal(format!(
-            "`{op}` is not a reduction-family op"
-        ))),
+pub fn eval(
+    ev: &Evaluator,
+    inst: &Instruction,
+    op: &ReductionOp,
+    ops: &[&Literal],
+) -> Result<Literal> {
+    match op {
+        ReductionOp::Reduce(r) => reduce::reduce(ev, inst, r, ops),
+        ReductionOp::ReduceWindow(r) => window::reduce_window(ev, inst, r, ops),
+        ReductionOp::SelectAndScatter(s) => window::select_and_scatter(ev, inst, s, ops),
+        ReductionOp::Map(m) => map(ev, inst, m.to_apply.0, ops),
+        ReductionOp::Sort(s) => sort::sort(ev, inst, s, ops),
+        ReductionOp::TopK(t) => sort::topk(inst, t, ops),
     }
 }
 
@@ -152,13 +154,12 @@ fn collate_result(inst: &Instruction, dims: &[i64], datas: Vec<ArrayData>) -> Re
 }
 
 /// `map`: `out[i] = computation(op_0[i], ..., op_{N-1}[i])` for every index, in row-major order.
-fn map(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+fn map(ev: &Evaluator, inst: &Instruction, comp: CompId, ops: &[&Literal]) -> Result<Literal> {
     let inputs: Vec<&Array> = (0..ops.len())
         .map(|i| super::array(ops, i))
         .collect::<Result<_>>()?;
     let dims = inputs[0].shape.dims.clone();
     let ty = Evaluator::result_array_shape(inst)?.ty;
-    let comp = inst.attrs.comp("to_apply").unwrap_or(usize::MAX);
     let n = inputs[0].len();
     let mut out = ArrayData::zeros(ty, n);
     for k in 0..n {
@@ -178,7 +179,8 @@ fn map(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> 
 #[cfg(test)]
 mod tests {
     use crate::eval::{RunOptions, run};
-    use crate::hlo::{parse_and_verify, parse_literal};
+    use crate::hlo::parse_literal;
+    use crate::verify::parse_and_verify;
 
     /// Runs a module; `None` while an element-wise op its sub-computations use cannot be verified
     /// yet (those ops come from another issue), so these tests switch themselves on once it lands.

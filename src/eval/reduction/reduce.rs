@@ -12,6 +12,7 @@ use super::fast::FoldPlan;
 use super::{Evaluator, fold_all, inputs_and_inits};
 use crate::error::Result;
 use crate::hlo::ast::Instruction;
+use crate::hlo::attrs::ReduceAttrs;
 use crate::literal::Literal;
 use rayon::prelude::*;
 
@@ -182,16 +183,21 @@ impl FoldPlan for ReducePlan {
     }
 }
 
-pub fn reduce(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+pub fn reduce(
+    ev: &Evaluator,
+    inst: &Instruction,
+    attrs: &ReduceAttrs,
+    ops: &[&Literal],
+) -> Result<Literal> {
     let (inputs, inits) = inputs_and_inits(ops)?;
-    let dims = inst.attrs.ints("dimensions").unwrap_or(&[]);
+    let dims = &attrs.dimensions[..];
     let in_dims = &inputs[0].shape.dims;
     let out_dims: Vec<i64> = (0..in_dims.len())
         .filter(|d| !dims.contains(&(*d as i64)))
         .map(|d| in_dims[d])
         .collect();
     let plan = ReducePlan::new(in_dims, dims);
-    let comp = inst.attrs.comp("to_apply").unwrap_or(usize::MAX);
+    let comp = attrs.to_apply.0;
     let red_n = plan.reduced.count();
     let datas = fold_all(
         ev,

@@ -16,6 +16,7 @@ use super::reduce::ReducePlan;
 use super::{Evaluator, collate_result};
 use crate::error::{Error, Result};
 use crate::hlo::ast::Instruction;
+use crate::hlo::attrs::{SortAttrs, TopKAttrs};
 use crate::literal::{Array, ArrayData, Literal, Scalar};
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -58,16 +59,17 @@ pub fn merge_sort<E>(
     Ok(())
 }
 
-pub fn sort(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+pub fn sort(
+    ev: &Evaluator,
+    inst: &Instruction,
+    attrs: &SortAttrs,
+    ops: &[&Literal],
+) -> Result<Literal> {
     let inputs: Vec<&Array> = (0..ops.len())
         .map(|i| super::super::array(ops, i))
         .collect::<Result<_>>()?;
     let dims = inputs[0].shape.dims.clone();
-    let d = inst
-        .attrs
-        .ints("dimensions")
-        .and_then(|v| v.first().copied())
-        .unwrap_or(0);
+    let d = attrs.dimensions[0];
     let plan = ReducePlan::new(&dims, &[d]);
     let rows = plan.kept.count();
     let m = plan.reduced.count();
@@ -77,7 +79,7 @@ pub fn sort(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Lite
             .for_range(plan.kept.offset(r), 0, m, |k| offs.push(k));
         offs
     };
-    let comp = inst.attrs.comp("to_apply").unwrap_or(usize::MAX);
+    let comp = attrs.to_apply.0;
     let types: Vec<_> = inputs.iter().map(|a| a.ty()).collect();
     let perms: Vec<Vec<usize>> = match fast::recognise_comparator(ev.module, comp, &types) {
         Some(c) => {
@@ -143,10 +145,10 @@ pub fn sort(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Lite
     collate_result(inst, &dims, datas)
 }
 
-pub fn topk(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+pub fn topk(inst: &Instruction, attrs: &TopKAttrs, ops: &[&Literal]) -> Result<Literal> {
     let a = super::super::array(ops, 0)?;
-    let k = inst.attrs.int("k").unwrap_or(0).max(0) as usize;
-    let largest = inst.attrs.bool("largest").unwrap_or(true);
+    let k = attrs.k as usize;
+    let largest = attrs.largest;
     let m = a.shape.dims.last().copied().unwrap_or(1).max(0) as usize;
     let rows = a.len().checked_div(m).unwrap_or(0);
     let mut src = Vec::with_capacity(rows * k);

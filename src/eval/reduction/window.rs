@@ -17,12 +17,15 @@ use super::fast::{self, FoldPlan};
 use super::{Evaluator, fold_all, inputs_and_inits, scalar_literals};
 use crate::error::{Error, Result};
 use crate::hlo::ast::{Instruction, Window, WindowDim};
+use crate::hlo::attrs::{ReduceWindowAttrs, SelectAndScatterAttrs};
 use crate::literal::{Array, ArrayData, Literal, Scalar};
 use crate::shape::row_major_strides;
+use crate::shape::window::{dilated_bound, window_output_size};
 use rayon::prelude::*;
 
-/// The geometry of one window dimension over an operand dimension of size `n`. Arithmetic
-/// saturates, so absurd attribute values cannot overflow (the verifier then rejects the shape).
+/// The geometry of one window dimension over an operand dimension of size `n`, on a verified
+/// module: the sizes come from `shape::window`'s formula, which the verifier already ran on the
+/// same values without overflow.
 #[derive(Clone, Copy, Debug)]
 pub struct WindowGeom {
     pub n: i64,
@@ -39,38 +42,33 @@ impl WindowGeom {
         WindowGeom {
             n,
             size: d.size,
-            stride: d.stride.max(1),
+            stride: d.stride,
             pad_lo: d.pad_lo,
             pad_hi: d.pad_hi,
-            lhs: d.lhs_dilate.max(1),
-            rhs: d.rhs_dilate.max(1),
+            lhs: d.lhs_dilate,
+            rhs: d.rhs_dilate,
         }
     }
     /// Positions of the dilated base: `(n-1)*lhs_dilate + 1`, or 0 for an empty dimension.
     pub fn dilated_base(&self) -> i64 {
-        if self.n <= 0 {
-            0
-        } else {
-            (self.n - 1).saturating_mul(self.lhs).saturating_add(1)
-        }
+        dilated_bound(self.n, self.lhs).unwrap_or(i64::MAX)
     }
-    pub fn padded_base(&self) -> i64 {
-        self.dilated_base()
-            .saturating_add(self.pad_lo)
-            .saturating_add(self.pad_hi)
-    }
-    /// Positions one window spans: `(size-1)*rhs_dilate + 1`.
+    /// Positions the dilated window spans: `(size-1)*rhs_dilate + 1`.
     pub fn dilated_window(&self) -> i64 {
-        (self.size - 1)
-            .max(0)
-            .saturating_mul(self.rhs)
-            .saturating_add(1)
+        dilated_bound(self.size, self.rhs).unwrap_or(i64::MAX)
     }
-    /// Number of window positions: `(padded - window) / stride + 1`, or 0 if the window does not
-    /// fit once.
+    /// Number of window positions.
     pub fn out(&self) -> i64 {
-        let (b, w) = (self.padded_base(), self.dilated_window());
-        if b < w { 0 } else { (b - w) / self.stride + 1 }
+        let d = WindowDim {
+            size: self.size,
+            stride: self.stride,
+            pad_lo: self.pad_lo,
+            pad_hi: self.pad_hi,
+            lhs_dilate: self.lhs,
+            rhs_dilate: self.rhs,
+            reversal: false,
+        };
+        window_output_size(self.n, &d).unwrap_or(0)
     }
     /// The operand indices output position `o`'s taps read, in tap order (taps on padding or
     /// on a dilation hole read nothing and are left out). Only the taps that can land inside the
@@ -102,11 +100,6 @@ impl WindowGeom {
             })
             .collect()
     }
-}
-
-/// Output size of a window dimension over an operand dimension of size `n`.
-pub fn window_output_size(n: i64, d: &WindowDim) -> i64 {
-    WindowGeom::new(n, d).out()
 }
 
 /// A window laid over an operand: per dimension geometry and strides.
@@ -301,14 +294,15 @@ impl FoldPlan for WindowPlan {
     }
 }
 
-fn window_attr(inst: &Instruction) -> Window {
-    inst.attrs.window().cloned().unwrap_or_default()
-}
-
-pub fn reduce_window(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+pub fn reduce_window(
+    ev: &Evaluator,
+    inst: &Instruction,
+    attrs: &ReduceWindowAttrs,
+    ops: &[&Literal],
+) -> Result<Literal> {
     let (inputs, inits) = inputs_and_inits(ops)?;
-    let plan = WindowPlan::new(&inputs[0].shape.dims, &window_attr(inst));
-    let comp = inst.attrs.comp("to_apply").unwrap_or(usize::MAX);
+    let plan = WindowPlan::new(&inputs[0].shape.dims, &attrs.window);
+    let comp = attrs.to_apply.0;
     let datas = fold_all(
         ev,
         comp,
@@ -337,16 +331,20 @@ impl FoldPlan for Single {
 /// (the first tap, replaced by each later tap `e` for which `select(picked, e)` is false), then
 /// set `out[picked] = scatter(out[picked], source)`. The output starts as the init value
 /// everywhere. A window with no element in the operand scatters nothing.
-pub fn select_and_scatter(ev: &Evaluator, inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
+pub fn select_and_scatter(
+    ev: &Evaluator,
+    inst: &Instruction,
+    attrs: &SelectAndScatterAttrs,
+    ops: &[&Literal],
+) -> Result<Literal> {
     let a = super::super::array(ops, 0)?;
     let source = super::super::array(ops, 1)?;
     let init = scalar_literals(ops, 2)?
         .first()
         .copied()
         .ok_or_else(|| Error::internal("select-and-scatter without an init value"))?;
-    let plan = WindowPlan::new(&a.shape.dims, &window_attr(inst));
-    let select = inst.attrs.comp("select").unwrap_or(usize::MAX);
-    let scatter = inst.attrs.comp("scatter").unwrap_or(usize::MAX);
+    let plan = WindowPlan::new(&a.shape.dims, &attrs.window);
+    let (select, scatter) = (attrs.select.0, attrs.scatter.0);
     let fast_select = fast::recognise_comparator(ev.module, select, &[a.ty()]);
     let fast_scatter = fast::recognise_reducer(ev.module, scatter);
     let selects = |x: Scalar, y: Scalar| -> Result<bool> {

@@ -1,0 +1,235 @@
+//! `custom-call`: the seed's `void f(void* out, void** in)` ABI in Rust, the registry of
+//! targets, and the targets xla-spec ships.
+
+use super::super::Evaluator;
+use crate::error::{Error, Result};
+use crate::hlo::ast::Instruction;
+use crate::hlo::attrs::CustomCallAttrs;
+use crate::literal::{Array, ArrayData, Literal};
+use crate::shape::{ArrayShape, Shape};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// One array as a custom-call target sees it: its shape (with the layout it is laid out in) and
+/// its elements as a linear buffer in that layout, padding included.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CustomCallBuffer {
+    pub shape: ArrayShape,
+    pub data: ArrayData,
+}
+
+impl CustomCallBuffer {
+    /// Position in `data` of the element at a multi-dimensional index, per the buffer's layout.
+    pub fn offset(&self, index: &[i64]) -> usize {
+        self.shape
+            .layout_or_default()
+            .linear_index(&self.shape.dims, index) as usize
+    }
+}
+
+/// A custom-call target: the seed's `void f(void* out, void** in)` ABI in Rust. It receives one
+/// output buffer per array of the declared result shape (one for an array result, one per leaf
+/// of a tuple) and one input buffer per array operand (tuple operands are flattened, tokens
+/// skipped), each laid out in its declared layout, and fills the output buffers in place.
+pub type CustomCallFn =
+    Arc<dyn Fn(&mut [CustomCallBuffer], &[CustomCallBuffer]) -> Result<()> + Send + Sync>;
+
+/// Named Rust functions `custom-call` can invoke.
+#[derive(Default, Clone)]
+pub struct CustomCallRegistry {
+    targets: HashMap<String, CustomCallFn>,
+}
+
+impl CustomCallRegistry {
+    /// The registry with the targets xla-spec ships (the book's examples use them): `myfunc`,
+    /// the seed's example, and `xla_spec.raw_buffer`, which returns its operand's linear buffer.
+    pub fn with_builtins() -> CustomCallRegistry {
+        let mut r = CustomCallRegistry::default();
+        r.register("myfunc", Arc::new(myfunc));
+        r.register("xla_spec.raw_buffer", Arc::new(raw_buffer));
+        r
+    }
+    pub fn register(&mut self, name: &str, f: CustomCallFn) {
+        self.targets.insert(name.to_string(), f);
+    }
+    pub fn get(&self, name: &str) -> Option<&CustomCallFn> {
+        self.targets.get(name)
+    }
+}
+
+fn contract(target: &str, msg: impl std::fmt::Display) -> Error {
+    Error::runtime(format!("custom-call target `{target}`: {msg}"))
+        .with_rule("custom-call.target_contract")
+}
+
+/// The seed's example: `myfunc(x: f32[2], y: f32[2,3]) -> f32[3,3]` with
+/// `z[i][j] = x[(i+1) % 2] + y[(i+1) % 2][j]` (so `z[0][0] = x[1] + y[1][0]`, as in the seed).
+/// It reads `y` through its layout, so a column-major `y` gives the same answer.
+fn myfunc(out: &mut [CustomCallBuffer], ins: &[CustomCallBuffer]) -> Result<()> {
+    let (
+        [z],
+        [
+            x @ CustomCallBuffer {
+                data: ArrayData::F32(xd),
+                ..
+            },
+            y @ CustomCallBuffer {
+                data: ArrayData::F32(yd),
+                ..
+            },
+        ],
+    ) = (out, ins)
+    else {
+        return Err(contract(
+            "myfunc",
+            "takes f32[2] and f32[2,3] and returns one f32[3,3]",
+        ));
+    };
+    if x.shape.dims != [2] || y.shape.dims != [2, 3] || z.shape.dims != [3, 3] {
+        return Err(contract(
+            "myfunc",
+            "takes f32[2] and f32[2,3] and returns f32[3,3]",
+        ));
+    }
+    let mut vals = vec![];
+    for i in 0..3i64 {
+        for j in 0..3i64 {
+            let r = (i + 1) % 2;
+            let (a, b) = (xd.get(x.offset(&[r])), yd.get(y.offset(&[r, j])));
+            let (Some(a), Some(b)) = (a, b) else {
+                return Err(contract(
+                    "myfunc",
+                    "an input buffer is shorter than its layout",
+                ));
+            };
+            vals.push(([i, j], a + b));
+        }
+    }
+    let offsets: Vec<usize> = vals.iter().map(|(ix, _)| z.offset(ix)).collect();
+    let ArrayData::F32(zd) = &mut z.data else {
+        return Err(contract("myfunc", "returns f32[3,3]"));
+    };
+    for (k, (_, v)) in offsets.into_iter().zip(vals) {
+        if let Some(slot) = zd.get_mut(k) {
+            *slot = v;
+        }
+    }
+    Ok(())
+}
+
+/// `xla_spec.raw_buffer(x) -> T[n]`: the operand's linear buffer, element by element, as a
+/// rank-1 array (n is the buffer length, padding included). It shows what the ABI hands over.
+fn raw_buffer(out: &mut [CustomCallBuffer], ins: &[CustomCallBuffer]) -> Result<()> {
+    match (out, ins) {
+        ([o], [i]) if o.data.ty() == i.data.ty() && o.data.len() == i.data.len() => {
+            o.data = i.data.clone();
+            Ok(())
+        }
+        _ => Err(contract(
+            "xla_spec.raw_buffer",
+            "takes one array and returns a rank-1 array of the same type with one element per buffer slot",
+        )),
+    }
+}
+
+/// Array leaves of a shape, in order (tokens have no buffer).
+fn array_leaves(s: &Shape, out: &mut Vec<ArrayShape>) {
+    match s {
+        Shape::Array(a) => out.push(a.clone()),
+        Shape::Tuple(t) => t.iter().for_each(|e| array_leaves(e, out)),
+        Shape::Token => {}
+    }
+}
+
+fn literal_leaves<'l>(l: &'l Literal, out: &mut Vec<&'l Array>) {
+    match l {
+        Literal::Array(a) => out.push(a),
+        Literal::Tuple(t) => t.iter().for_each(|e| literal_leaves(e, out)),
+        Literal::Token => {}
+    }
+}
+
+/// Rebuilds a value of `shape` from its array leaves, in order.
+fn rebuild(shape: &Shape, leaves: &mut impl Iterator<Item = Array>) -> Result<Literal> {
+    Ok(match shape {
+        Shape::Array(_) => Literal::Array(
+            leaves
+                .next()
+                .ok_or_else(|| Error::internal("custom-call result leaves"))?,
+        ),
+        Shape::Tuple(t) => Literal::Tuple(
+            t.iter()
+                .map(|e| rebuild(e, leaves))
+                .collect::<Result<_>>()?,
+        ),
+        Shape::Token => Literal::Token,
+    })
+}
+
+pub(super) fn custom_call(
+    ev: &Evaluator,
+    inst: &Instruction,
+    attrs: &CustomCallAttrs,
+    ops: &[&Literal],
+) -> Result<Literal> {
+    let target = attrs.target.as_str();
+    let f = ev.ctx.options.custom_calls.get(target).ok_or_else(|| {
+        Error::runtime(format!(
+            "custom-call target `{target}` is not registered (register it in RunOptions::custom_calls)"
+        ))
+        .with_rule("custom-call.unknown_target")
+    })?;
+    // Operand layouts: operand_layout_constraints when given, else each value's own layout.
+    let constraints = &attrs.operand_layouts;
+    let mut ins = vec![];
+    for (i, op) in ops.iter().enumerate() {
+        let mut arrays = vec![];
+        literal_leaves(op, &mut arrays);
+        let mut wanted = vec![];
+        if let Some(c) = constraints.as_ref().and_then(|c| c.get(i)) {
+            array_leaves(c, &mut wanted);
+        }
+        for (k, a) in arrays.into_iter().enumerate() {
+            let layout = wanted
+                .get(k)
+                .and_then(|s| s.layout.clone())
+                .unwrap_or_else(|| a.shape.layout_or_default());
+            let data = a.to_buffer(Some(&layout))?;
+            ins.push(CustomCallBuffer {
+                shape: a.shape.clone().with_layout(layout),
+                data,
+            });
+        }
+    }
+    let mut leaves = vec![];
+    array_leaves(&inst.shape, &mut leaves);
+    let mut outs: Vec<CustomCallBuffer> = leaves
+        .iter()
+        .cloned()
+        .map(|s| {
+            let layout = s.layout_or_default();
+            let n = layout.buffer_len(&s.dims) as usize;
+            CustomCallBuffer {
+                data: ArrayData::zeros(s.ty, n),
+                shape: s.with_layout(layout),
+            }
+        })
+        .collect();
+    f(&mut outs, &ins)?;
+    let arrays = outs
+        .into_iter()
+        .zip(&leaves)
+        .map(|(b, declared)| {
+            let mut a = Array::from_buffer(b.shape, &b.data).map_err(|e| {
+                contract(
+                    target,
+                    format!("it left an output buffer malformed: {}", e.message),
+                )
+            })?;
+            // The value keeps the declared shape: with no declared layout it has none either.
+            a.shape.layout = declared.layout.clone();
+            Ok(a)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    rebuild(&inst.shape, &mut arrays.into_iter())
+}

@@ -1,0 +1,66 @@
+use crate::eval::{RunOptions, run};
+use crate::hlo::parse_literal;
+use crate::verify::parse_and_verify;
+
+fn eval(hlo: &str, args: &[&str]) -> String {
+    let m = parse_and_verify(hlo).unwrap_or_else(|e| panic!("{e}"));
+    let args = args.iter().map(|a| parse_literal(a).unwrap()).collect();
+    run(&m, args, &RunOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .result
+        .to_string()
+}
+
+#[test]
+fn row_gather_clamps_start_indices() {
+    let hlo = "HloModule m\nENTRY e {\n  p = s32[3,3] parameter(0)\n  i = s32[3] parameter(1)\n  ROOT g = s32[3,3] gather(p, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}\n}\n";
+    let out = eval(
+        hlo,
+        &[
+            "s32[3,3] {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}",
+            "s32[3] {2, 9, -4}",
+        ],
+    );
+    assert_eq!(out, "s32[3,3] {{7, 8, 9}, {7, 8, 9}, {1, 2, 3}}");
+}
+
+#[test]
+fn gather_with_batching_dims() {
+    // Per batch b, pick operand[b, idx[b]].
+    let hlo = "HloModule m\nENTRY e {\n  p = f32[2,3] parameter(0)\n  i = s64[2,1] parameter(1)\n  ROOT g = f32[2] gather(p, i), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=1, slice_sizes={1,1}\n}\n";
+    let out = eval(
+        hlo,
+        &["f32[2,3] {{1, 2, 3}, {4, 5, 6}}", "s64[2,1] {{2}, {0}}"],
+    );
+    assert_eq!(out, "f32[2] {3, 4}");
+}
+
+#[test]
+fn scatter_add_repeats_and_skips_out_of_bounds() {
+    let hlo = "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  p = f32[3,2] parameter(0)\n  i = s32[3] parameter(1)\n  u = f32[3,2] parameter(2)\n  ROOT s = f32[3,2] scatter(p, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n}\n";
+    let out = eval(
+        hlo,
+        &[
+            "f32[3,2] {{1, 1}, {1, 1}, {1, 1}}",
+            "s32[3] {2, 2, 3}",
+            "f32[3,2] {{10, 20}, {100, 200}, {5, 5}}",
+        ],
+    );
+    assert_eq!(out, "f32[3,2] {{1, 1}, {1, 1}, {111, 221}}");
+}
+
+#[test]
+fn variadic_scatter_interprets_the_combiner() {
+    let hlo = "HloModule m\ncomb {\n  a = s32[] parameter(0)\n  b = f32[] parameter(1)\n  c = s32[] parameter(2)\n  d = f32[] parameter(3)\n  x = s32[] add(a, c)\n  y = f32[] multiply(b, d)\n  ROOT t = (s32[], f32[]) tuple(x, y)\n}\nENTRY e {\n  p = s32[4] parameter(0)\n  q = f32[4] parameter(1)\n  i = s32[3,1] parameter(2)\n  u = s32[3] parameter(3)\n  v = f32[3] parameter(4)\n  ROOT s = (s32[4], f32[4]) scatter(p, q, i, u, v), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=comb\n}\n";
+    let out = eval(
+        hlo,
+        &[
+            "s32[4] {0, 0, 0, 0}",
+            "f32[4] {1, 1, 1, 1}",
+            "s32[3,1] {{1}, {3}, {1}}",
+            "s32[3] {5, 6, 7}",
+            "f32[3] {2, 3, 4}",
+        ],
+    );
+    assert_eq!(out, "(s32[4] {0, 12, 0, 6}, f32[4] {1, 8, 1, 3})");
+}
