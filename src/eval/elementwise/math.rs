@@ -326,9 +326,10 @@ pub fn u64_to_f32_odd(m: u64) -> f32 {
 /// reduce-precision on the raw bits of a float with `total` bits of which `src_e` are exponent
 /// and `src_m` mantissa: round the mantissa to `m` bits (nearest, ties to even), then map values
 /// out of the range of an `e`-bit exponent to ±infinity (above) or ±0 (below the smallest normal;
-/// the reduced format has no subnormals, as in XLA). A NaN is returned unchanged, or as a quiet
-/// NaN when `m` is 0 (no mantissa bit could hold it). Portions whose bit counts reach the
-/// source's are no-ops.
+/// the reduced format has no subnormals, as in XLA). A NaN is returned unchanged; when `m` is 0
+/// it becomes +infinity whatever its sign, as XLA's `EmitReducePrecisionIR` does: with no
+/// mantissa bit the format's all-ones exponent can only mean infinity. Portions whose bit counts
+/// reach the source's are no-ops.
 pub fn reduce_precision_bits(bits: u64, total: u32, src_e: u32, src_m: u32, e: i64, m: i64) -> u64 {
     let sign_mask = 1u64 << (total - 1);
     let exp_mask = ((1u64 << src_e) - 1) << src_m;
@@ -338,7 +339,7 @@ pub fn reduce_precision_bits(bits: u64, total: u32, src_e: u32, src_m: u32, e: i
         if m > 0 {
             return bits;
         }
-        return (bits & sign_mask) | exp_mask | (1u64 << (src_m - 1));
+        return exp_mask;
     }
     let mut x = bits;
     if m < src_m as i64 {
@@ -415,5 +416,20 @@ mod tests {
         assert_eq!(rp(65504.0), 65504.0);
         assert_eq!(rp(-1e-6).to_bits(), (-0.0f32).to_bits());
         assert!(rp(f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn reduce_precision_without_mantissa_turns_nan_into_plus_infinity() {
+        let rp0 = |x: f32, e: i64| {
+            f32::from_bits(reduce_precision_bits(x.to_bits() as u64, 32, 8, 23, e, 0) as u32)
+        };
+        for e in [8, 5] {
+            assert_eq!(rp0(f32::NAN, e).to_bits(), f32::INFINITY.to_bits());
+            assert_eq!(rp0(-f32::NAN, e).to_bits(), f32::INFINITY.to_bits());
+            assert_eq!(rp0(f32::NEG_INFINITY, e), f32::NEG_INFINITY);
+            assert_eq!(rp0(3.0, e), 2.0);
+        }
+        let rp64 = |x: f64| f64::from_bits(reduce_precision_bits(x.to_bits(), 64, 11, 52, 11, 0));
+        assert_eq!(rp64(-f64::NAN), f64::INFINITY);
     }
 }
