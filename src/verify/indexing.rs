@@ -240,9 +240,9 @@ fn gather(ctx: &Ctx, g: &GatherAttrs) -> Result<Shape> {
     for &c in collapsed {
         let s = slice_sizes[c as usize];
         ensure!(
-            s == 1,
-            "gather.collapsed_slice_size_one",
-            "collapsed dimension {c} must have slice size 1, got {s}"
+            s <= 1,
+            "gather.collapsed_slice_size",
+            "collapsed dimension {c} must have slice size 0 or 1, got {s}"
         );
     }
     for &b in operand_batching {

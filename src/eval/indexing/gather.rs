@@ -93,7 +93,15 @@ pub fn gather(operand: &Array, indices: &Array, d: &GatherDims) -> Result<Array>
     }
     let shape = ArrayShape::new(operand.ty(), out_dims.clone());
     let total = shape.element_count();
-    if total == 0 {
+    // A collapsed dimension of slice size 0 makes every slice empty while the result keeps its
+    // elements (the collapsed dimension is not in the result): they have no source element, and
+    // XLA:CPU (jaxlib 0.10.2) returns zeros for them. Reading would also overrun: the start clamp
+    // allows the dimension's full size.
+    let empty_slice = d
+        .collapsed_slice_dims
+        .iter()
+        .any(|&c| d.slice_sizes[c as usize] == 0);
+    if total == 0 || empty_slice {
         return Ok(Array::zeros(shape));
     }
 

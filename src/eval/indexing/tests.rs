@@ -64,3 +64,21 @@ fn variadic_scatter_interprets_the_combiner() {
     );
     assert_eq!(out, "(s32[4] {0, 12, 0, 6}, f32[4] {1, 8, 1, 3})");
 }
+
+#[test]
+fn gather_collapsed_slice_size_zero_verifies_and_gives_zeros() {
+    // XLA accepts a collapsed slice size of 0 or 1; the slices are empty, and XLA:CPU
+    // (jaxlib 0.10.2) returns zeros for the result elements, whatever the start indices.
+    let hlo = "HloModule m\nENTRY e {\n  p = f32[4,3] parameter(0)\n  i = s32[2,1] parameter(1)\n  ROOT g = f32[2,3] gather(p, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={0,3}\n}\n";
+    let out = eval(
+        hlo,
+        &[
+            "f32[4,3] {{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {9, 10, 11}}",
+            "s32[2,1] {{1}, {4}}",
+        ],
+    );
+    assert_eq!(out, "f32[2,3] {{0, 0, 0}, {0, 0, 0}}");
+    let wide = hlo.replace("slice_sizes={0,3}", "slice_sizes={2,3}");
+    let err = parse_and_verify(&wide).unwrap_err();
+    assert_eq!(err.rule.as_deref(), Some("gather.collapsed_slice_size"), "{err}");
+}
