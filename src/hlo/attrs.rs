@@ -975,12 +975,127 @@ op_attrs! {
     }
 }
 
-op_attrs! {
-    /// `call`.
-    pub struct CallAttrs {
-        pub to_apply: Comp = "to_apply",
-        pub is_composite: bool = "is_composite" or false,
+/// `call`. With `is_composite=true` the call stands for a named composite operation whose
+/// decomposition is the callee; its name, attributes and version travel in the frontend
+/// attributes `composite.name`, `composite.attributes` and `composite.version`, checked here as
+/// XLA's `ShapeVerifier::HandleCall` checks them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallAttrs {
+    pub to_apply: Comp,
+    pub is_composite: bool,
+    pub composite: Option<Composite>,
+}
+
+/// What a composite call says about the operation it stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Composite {
+    pub name: String,
+    /// The attribute dictionary as written (XLA keeps it as MLIR attribute text); `{}` when absent.
+    pub attributes: String,
+    /// 0 when absent.
+    pub version: i64,
+}
+
+impl OpAttrs for CallAttrs {
+    fn decode(d: &mut Decoder) -> Result<CallAttrs> {
+        let to_apply = d.req("to_apply")?;
+        let is_composite = d.or("is_composite", false)?;
+        let composite = if is_composite {
+            let text = d.generic_text("frontend_attributes").unwrap_or_default();
+            Some(composite(&text).map_err(|(rule, m)| Error::invalid(rule, m).at_location(d.loc))?)
+        } else {
+            None
+        };
+        Ok(CallAttrs {
+            to_apply,
+            is_composite,
+            composite,
+        })
     }
+    fn encode(&self, w: &mut AttrWriter) {
+        w.field("to_apply", &self.to_apply);
+        if self.is_composite {
+            w.field("is_composite", &true);
+        }
+        // The composite's name, attributes and version are printed with the frontend
+        // attributes they came from.
+    }
+    fn comps(&self, out: &mut Vec<CompId>) {
+        AttrType::comps(&self.to_apply, out);
+    }
+}
+
+/// Splits a frontend-attributes text `{k=v,k="v",k={...}}` into its entries, values unquoted.
+/// Commas inside braces or quotes belong to the value.
+fn frontend_entries(text: &str) -> Vec<(String, String)> {
+    let body = text.trim();
+    let body = body
+        .strip_prefix('{')
+        .and_then(|b| b.strip_suffix('}'))
+        .unwrap_or(body);
+    let mut parts = vec![];
+    let (mut depth, mut quoted, mut escaped, mut start) = (0i64, false, false, 0);
+    for (i, ch) in body.char_indices() {
+        match ch {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            '{' if !quoted => depth += 1,
+            '}' if !quoted => depth -= 1,
+            ',' if !quoted && depth == 0 => {
+                parts.push(&body[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&body[start..]);
+    parts
+        .into_iter()
+        .filter_map(|p| {
+            let (k, v) = p.split_once('=')?;
+            let v = v.trim();
+            let v = v
+                .strip_prefix('"')
+                .and_then(|x| x.strip_suffix('"'))
+                .unwrap_or(v);
+            Some((k.trim().to_string(), v.to_string()))
+        })
+        .collect()
+}
+
+fn composite(text: &str) -> std::result::Result<Composite, (&'static str, String)> {
+    let entries = frontend_entries(text);
+    let get = |k: &str| entries.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+    let name = get("composite.name").unwrap_or_default();
+    if name.is_empty() {
+        return Err((
+            "call.composite_name",
+            "a composite call needs the frontend attribute composite.name, not empty".into(),
+        ));
+    }
+    let attributes = match get("composite.attributes") {
+        Some(a) if a.is_empty() => {
+            return Err((
+                "call.composite_attributes",
+                "composite.attributes may not be empty (write {} for none)".into(),
+            ));
+        }
+        Some(a) => a,
+        None => "{}".to_string(),
+    };
+    let version = match get("composite.version") {
+        Some(v) => v.parse::<i64>().ok().filter(|n| *n >= 0).ok_or((
+            "call.composite_version",
+            format!("composite.version must be a non-negative integer, got {v:?}"),
+        ))?,
+        None => 0,
+    };
+    Ok(Composite {
+        name,
+        attributes,
+        version,
+    })
 }
 
 op_attrs! {
