@@ -1066,7 +1066,12 @@ fn frontend_entries(text: &str) -> Vec<(String, String)> {
 
 fn composite(text: &str) -> std::result::Result<Composite, (&'static str, String)> {
     let entries = frontend_entries(text);
-    let get = |k: &str| entries.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+    let get = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+    };
     let name = get("composite.name").unwrap_or_default();
     if name.is_empty() {
         return Err((

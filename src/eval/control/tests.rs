@@ -378,14 +378,28 @@ fn composite_call_runs_its_decomposition_and_checks_its_attributes() {
             "HloModule m\nadd_n {{\n x = f32[2] parameter(0)\n c = f32[] constant(2)\n b = f32[2] broadcast(c), dimensions={{}}\n ROOT r = f32[2] add(x, b)\n}}\nENTRY e {{\n p = f32[2] parameter(0)\n ROOT c = f32[2] call(p), to_apply=add_n, is_composite=true{fe}\n}}\n"
         )
     };
-    let good = t(", frontend_attributes={composite.attributes={n = 2 : i32},composite.name=\"my.add_n\",composite.version=\"1\"}");
+    let good = t(
+        ", frontend_attributes={composite.attributes={n = 2 : i32},composite.name=\"my.add_n\",composite.version=\"1\"}",
+    );
     assert_eq!(ok(&good, &["f32[2] {1, 5}"]), "f32[2] {3, 7}");
     let opts = RunOptions::default();
-    assert_eq!(err_rule(&t(""), &["f32[2] {1, 5}"], &opts), "call.composite_name");
+    assert_eq!(
+        err_rule(&t(""), &["f32[2] {1, 5}"], &opts),
+        "call.composite_name"
+    );
     let no_name = t(", frontend_attributes={composite.name=\"\"}");
-    assert_eq!(err_rule(&no_name, &["f32[2] {1, 5}"], &opts), "call.composite_name");
+    assert_eq!(
+        err_rule(&no_name, &["f32[2] {1, 5}"], &opts),
+        "call.composite_name"
+    );
     let bad_version = t(", frontend_attributes={composite.name=\"a\",composite.version=\"-1\"}");
-    assert_eq!(err_rule(&bad_version, &["f32[2] {1, 5}"], &opts), "call.composite_version");
+    assert_eq!(
+        err_rule(&bad_version, &["f32[2] {1, 5}"], &opts),
+        "call.composite_version"
+    );
     let empty_attrs = t(", frontend_attributes={composite.name=\"a\",composite.attributes=\"\"}");
-    assert_eq!(err_rule(&empty_attrs, &["f32[2] {1, 5}"], &opts), "call.composite_attributes");
+    assert_eq!(
+        err_rule(&empty_attrs, &["f32[2] {1, 5}"], &opts),
+        "call.composite_attributes"
+    );
 }

@@ -80,5 +80,9 @@ fn gather_collapsed_slice_size_zero_verifies_and_gives_zeros() {
     assert_eq!(out, "f32[2,3] {{0, 0, 0}, {0, 0, 0}}");
     let wide = hlo.replace("slice_sizes={0,3}", "slice_sizes={2,3}");
     let err = parse_and_verify(&wide).unwrap_err();
-    assert_eq!(err.rule.as_deref(), Some("gather.collapsed_slice_size"), "{err}");
+    assert_eq!(
+        err.rule.as_deref(),
+        Some("gather.collapsed_slice_size"),
+        "{err}"
+    );
 }
