@@ -61,9 +61,28 @@ fn small_book(dir: &Path, page: &str) -> PathBuf {
     book
 }
 
+/// The sections of the op-page template, each with a line of text.
+fn template_sections(skip: &str) -> String {
+    [
+        "Semantics",
+        "Operands",
+        "Results",
+        "Constraints",
+        "Shape inference",
+        "Numerics",
+        "Examples",
+        "Related ops",
+    ]
+    .iter()
+    .filter(|s| **s != skip)
+    .map(|s| format!("\n## {s}\n\nText.\n"))
+    .collect()
+}
+
 fn good_page() -> String {
     format!(
-        "# Double\n\nr[double.same_shape]\nThe result has the operand's shape.\n\n```hlo-test twice\n{ADD}---\narg: f32[2] {{1, 2.5}}\nexpected: f32[2] {{2, 5}}\n```\n"
+        "# Double\n\nr[double.same_shape]\nThe result has the operand's shape.\n\n```hlo-test twice\n{ADD}---\narg: f32[2] {{1, 2.5}}\nexpected: f32[2] {{2, 5}}\n```\n{}",
+        template_sections("")
     )
 }
 
@@ -188,10 +207,31 @@ fn a_duplicate_label_fails_the_build() {
     let e = stderr(&o);
     assert!(
         e.contains(
-            "ops/double.md:17: the label r[double.same_shape] is already defined at ops/double.md:3"
+            &format!(
+                "ops/double.md:{}: the label r[double.same_shape] is already defined at ops/double.md:3",
+                good_page().lines().count() + 2
+            )
         ),
         "{e}"
     );
+}
+
+#[test]
+fn an_op_page_that_breaks_the_template_fails_the_build() {
+    let dir = scratch("template");
+    let page = good_page().replace(&template_sections(""), &template_sections("Numerics"));
+    let out = dir.join("out");
+    let o = build(&small_book(&dir, &page), &out);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("ops/double.md:") && e.contains("the section `Numerics` is missing"),
+        "{e}"
+    );
+    let page = good_page().replace("## Related ops", "## Related operations");
+    let o = build(&small_book(&dir, &page), &out);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("write `Related ops`"), "{}", stderr(&o));
 }
 
 #[test]

@@ -1,6 +1,6 @@
-//! The book: `gen` writes the generated pages and figures, `prepare` checks the book and rewrites
-//! its Markdown (with `source`), `render` turns it into a static site and `mdbook` hands the same
-//! Markdown to a stock mdbook.
+//! The book: `gen` writes the generated pages and figures, `prepare` checks the book (op pages
+//! against `template`) and rewrites its Markdown (with `source`), `render` turns it into a static
+//! site and `mdbook` hands the same Markdown to a stock mdbook.
 
 pub mod r#gen;
 pub mod mdbook;
@@ -8,6 +8,7 @@ pub mod prepare;
 pub mod render;
 pub mod source;
 pub mod summary;
+pub mod template;
 
 /// The opening run of a Markdown code-fence line (already trimmed): its character and length,
 /// when the line starts with three or more backticks or tildes.

@@ -132,6 +132,13 @@ pub fn prepare(
         }
     }
 
+    // Op pages: one template, so every op reads the same way.
+    for (path, text) in &sources {
+        if !generated_paths.contains(path) && super::template::is_op_page(path) {
+            errors.extend(super::template::check(path, text));
+        }
+    }
+
     // Examples: run them all (in parallel), keep what each computed.
     let mut cases: Vec<(String, Case)> = Vec::new();
     for (path, text) in &sources {
