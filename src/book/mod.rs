@@ -3,6 +3,7 @@
 //! site and `mdbook` hands the same Markdown to a stock mdbook.
 
 pub mod r#gen;
+pub mod highlight;
 pub mod mdbook;
 pub mod prepare;
 pub mod render;

@@ -6,12 +6,13 @@
 use super::prepare::{self, Prepared};
 use super::source::{self, escape_html};
 use super::summary::{self, Entry};
-use pulldown_cmark::{CowStr, Event, HeadingLevel, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Parser, Tag, TagEnd};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 const CSS: &str = include_str!("assets/book.css");
 const SEARCH_JS: &str = include_str!("assets/search.js");
+const COPY_JS: &str = include_str!("assets/copy.js");
 
 /// Why a build failed.
 #[derive(Debug)]
@@ -160,6 +161,7 @@ fn write_site(
     write(&out.join("search-index.js"), &js)?;
     write(&out.join("assets").join("book.css"), CSS)?;
     write(&out.join("assets").join("search.js"), SEARCH_JS)?;
+    write(&out.join("assets").join("copy.js"), COPY_JS)?;
     let search_body = "<h1>Search</h1>\n<form class=\"search-page-form\" action=\"search.html\" method=\"get\"><input id=\"search-input\" type=\"search\" name=\"search\" aria-label=\"Search the book\"> <button type=\"submit\">Search</button></form>\n<p id=\"search-summary\"></p>\n<ol id=\"search-results\"></ol>\n<script src=\"search-index.js\"></script>\n<script src=\"assets/search.js\"></script>\n";
     write(
         &out.join("search.html"),
@@ -269,6 +271,7 @@ fn page(
 {body}</article>
 <nav class=\"pager\">{p}{n}</nav>
 </main>
+<script src=\"{rel}assets/copy.js\"></script>
 </body>
 </html>
 ",
@@ -373,6 +376,25 @@ fn to_html(md: &str) -> Rendered {
                 title: title.clone(),
                 id: id.clone(),
             })),
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
+                if super::highlight::is_hlo(info) =>
+            {
+                // Highlighted here, at build time: the block becomes one HTML event.
+                let mut code = String::new();
+                let mut j = i + 1;
+                while j < events.len() && !matches!(events[j], Event::End(TagEnd::CodeBlock)) {
+                    if let Event::Text(t) = &events[j] {
+                        code.push_str(t);
+                    }
+                    j += 1;
+                }
+                out_events.push(Event::Html(CowStr::from(format!(
+                    "<pre><code class=\"hlo\">{}</code></pre>\n",
+                    super::highlight::hlo_html(&code)
+                ))));
+                i = j + 1;
+                continue;
+            }
             Event::Start(Tag::CodeBlock(_)) => {
                 in_code += 1;
                 out_events.push(events[i].clone());

@@ -350,8 +350,21 @@ pub fn insert_computed(text: &str, computed: &BTreeMap<String, Computed>) -> Str
         let pad = lines
             .get(open)
             .map_or("", |l| &l[..l.len() - l.trim_start().len()]);
+        let body: Vec<&str> = f.body.iter().map(|(_, l)| l.as_str()).collect();
+        let run = match f.kind.as_str() {
+            "hlo-test" => super::highlight::run_command(&f.name, &body.join("\n")),
+            _ => None,
+        }
+        .map(|(cmd, snippet)| {
+            format!(
+                "<div class=\"run-command\"><code>{}</code><button class=\"copy\" type=\"button\" data-copy=\"{}\" title=\"Copy a shell snippet that writes the module and runs it\">Copy</button></div>",
+                escape_html(&cmd),
+                escape_html(&snippet).replace('\n', "&#10;")
+            )
+        })
+        .unwrap_or_default();
         let html = format!(
-            "{pad}<div class=\"computed\" data-example=\"{name}\"><div class=\"computed-heading\">{h}</div><pre class=\"computed-value\">{b}</pre></div>",
+            "{pad}<div class=\"computed\" data-example=\"{name}\">{run}<div class=\"computed-heading\">{h}</div><pre class=\"computed-value\">{b}</pre></div>",
             name = escape_html(&f.name),
             h = escape_html(&c.heading),
             b = escape_html(&c.body).replace('\n', "&#10;"),

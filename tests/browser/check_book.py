@@ -3,7 +3,8 @@
 
 Serves the book on 127.0.0.1, opens pages in headless Chromium (Debian's `chromium`) and checks:
 the formulas are MathML that the browser lays out, an example shows what the reference runtime
-computed, the search page finds an op, and no request left the machine. Chromium is pointed at a
+computed, HLO blocks are highlighted and every runnable example shows its `xla-spec run` command
+with a working copy button, the search page finds an op, and no request left the machine. Chromium is pointed at a
 recording proxy on another local port: the loopback server is reached directly, anything else
 would go through the proxy and be recorded as a failure (name resolution is also disabled for
 every other host). A screenshot of one page is kept at target/book-screenshot.png.
@@ -263,7 +264,52 @@ def main():
                 "the slice page shows computed example results (%d)" % len(shown),
             )
 
-            # 3. Search finds an op.
+            # 3. HLO is highlighted by the renderer, and every runnable example shows the
+            # `xla-spec run` command that runs it, with a copy button that copies a snippet.
+            hl = browser.eval(
+                session,
+                """(() => {
+                  const blocks = [...document.querySelectorAll('pre > code.hlo')];
+                  const kinds = ['op', 'shape', 'attr', 'name', 'kw'];
+                  const count = k => document.querySelectorAll('code.hlo .hl-' + k).length;
+                  const op = document.querySelector('code.hlo .hl-op');
+                  const plain = document.querySelector('code.hlo');
+                  return {
+                    blocks: blocks.length,
+                    spans: Object.fromEntries(kinds.map(k => [k, count(k)])),
+                    opColor: op ? getComputedStyle(op).color : '',
+                    textColor: plain ? getComputedStyle(plain).color : '',
+                    examples: document.querySelectorAll('.computed').length,
+                    commands: [...document.querySelectorAll('.computed .run-command code')].map(e => e.innerText),
+                    buttons: document.querySelectorAll('.computed .run-command button.copy').length,
+                    copy: (document.querySelector('.run-command button.copy') || {getAttribute: () => ''}).getAttribute('data-copy'),
+                  };
+                })()""",
+            )
+            print("highlighting: %s blocks, spans %s" % (hl["blocks"], hl["spans"]))
+            check(hl["blocks"] >= 1 and all(v > 0 for v in hl["spans"].values()),
+                  "HLO blocks are highlighted (opcodes, shapes, attributes, names, keywords)")
+            check(hl["opColor"] != "" and hl["opColor"] != hl["textColor"],
+                  "an opcode is drawn in its own colour (%s vs %s)" % (hl["opColor"], hl["textColor"]))
+            check(hl["examples"] > 0 and len(hl["commands"]) == hl["examples"] and hl["buttons"] == hl["examples"],
+                  "every runnable example has a run command and a copy button (%d examples, %d commands, %d buttons)"
+                  % (hl["examples"], len(hl["commands"]), hl["buttons"]))
+            check(bool(hl["commands"]) and all(c.startswith("xla-spec run ") and ".hlo" in c for c in hl["commands"]) and any(".hlo '" in c for c in hl["commands"]),
+                  "the commands run the example's module with its arguments (%s)" % hl["commands"][:1])
+            check(hl["copy"].startswith("cat > ") and hl["copy"].rstrip().endswith(hl["commands"][0] if hl["commands"] else "?"),
+                  "the copy button holds a snippet that writes the module and runs the command")
+            # The real clipboard needs a user gesture; a stand-in records what the button writes.
+            browser.eval(
+                session,
+                "if (!navigator.clipboard) Object.defineProperty(navigator, 'clipboard', {value: {}});"
+                " navigator.clipboard.writeText = t => { window.__copied = t; return Promise.resolve(); };"
+                " document.querySelector('.run-command button.copy').click(); 0",
+            )
+            time.sleep(0.3)
+            copied = browser.eval(session, "window.__copied || ''")
+            check(copied == hl["copy"], "clicking the copy button copies the snippet")
+
+            # 4. Search finds an op.
             for query, page in [
                 ("gather", "ops/indexing/gather.html"),
                 ("select-and-scatter", "ops/reduction/select-and-scatter.html"),
