@@ -121,21 +121,21 @@ pub fn check(path: &str, text: &str) -> Vec<String> {
         let mut next = 0;
         for h in &children {
             if let Some(k) = SECTIONS.iter().position(|s| *s == h.title) {
-                if k < next {
-                    errors.push(format!(
+                match k.cmp(&next) {
+                    std::cmp::Ordering::Less => errors.push(format!(
                         "{path}:{}: the section `{}` is out of order{who}: the order is {}",
                         h.line,
                         h.title,
                         SECTIONS.join(", ")
-                    ));
-                } else if k > next {
-                    errors.push(format!(
-                        "{path}:{}: the section `{}` is missing{who} (before `{}`)",
-                        h.line, SECTIONS[next], h.title
-                    ));
-                    next = k + 1;
-                } else {
-                    next = k + 1;
+                    )),
+                    std::cmp::Ordering::Greater => {
+                        errors.push(format!(
+                            "{path}:{}: the section `{}` is missing{who} (before `{}`)",
+                            h.line, SECTIONS[next], h.title
+                        ));
+                        next = k + 1;
+                    }
+                    std::cmp::Ordering::Equal => next = k + 1,
                 }
             } else if next == 0 || next == SECTIONS.len() {
                 let hint = if h.title.starts_with("Related") {

@@ -1090,10 +1090,12 @@ fn composite(text: &str) -> std::result::Result<Composite, (&'static str, String
         None => "{}".to_string(),
     };
     let version = match get("composite.version") {
-        Some(v) => v.parse::<i64>().ok().filter(|n| *n >= 0).ok_or((
-            "call.composite_version",
-            format!("composite.version must be a non-negative integer, got {v:?}"),
-        ))?,
+        Some(v) => v.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
+            (
+                "call.composite_version",
+                format!("composite.version must be a non-negative integer, got {v:?}"),
+            )
+        })?,
         None => 0,
     };
     Ok(Composite {
