@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use xla_spec::ErrorKind;
-use xla_spec::eval::{RunOptions, run};
+use xla_spec::eval::{RunOptions, run_replicated};
 use xla_spec::hlo::parse_module;
 use xla_spec::literal::Literal;
 use xla_spec::verify::{Options, verify_module};
@@ -177,6 +177,7 @@ fn execute(text: &str) -> (bool, Verdict) {
     // Keep values tiny so that the fuzzer explores programs, not memory bandwidth.
     let opts = Options {
         memory_budget: 1 << 16,
+        ..Options::default()
     };
     if verify_module(&mut module, &opts).is_err() {
         return (true, Verdict::Refused);
@@ -192,7 +193,8 @@ fn execute(text: &str) -> (bool, Verdict) {
         rendezvous_timeout: Duration::from_millis(200),
         ..RunOptions::default()
     };
-    match run(&module, args, &run_opts) {
+    // A module whose header names several replicas runs as that many, sharing the arguments.
+    match run_replicated(&module, vec![args; module.replicas()], &run_opts) {
         Ok(_) => (true, Verdict::RanOk),
         Err(e) if e.kind == ErrorKind::Internal => (
             true,

@@ -112,11 +112,20 @@ pub fn run_replicated(
     }
     if let Some(rc) = module.replica_count
         && rc as usize != n
-        && n != 1
     {
         return Err(Error::invalid(
             "run.replicas",
             format!("the module declares replica_count={rc} but the run has {n} replicas"),
+        ));
+    }
+    // Collectives were checked against the count the module was verified for: another count
+    // could name replicas that do not exist.
+    if let Some(v) = module.verified_replicas
+        && v != n
+    {
+        return Err(Error::invalid(
+            "run.replicas",
+            format!("the module was verified for {v} replicas but the run has {n}"),
         ));
     }
     let entry = module.entry();

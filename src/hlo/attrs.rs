@@ -983,6 +983,24 @@ op_attrs! {
     }
 }
 
+attr_enum! {
+    /// `kind=` of `fusion`: how XLA plans to emit the fused kernel (no effect on values).
+    pub enum FusionKind ("a fusion kind (kLoop, kInput, kOutput or kCustom)", "fusion.kind") {
+        Loop = "kLoop",
+        Input = "kInput",
+        Output = "kOutput",
+        Custom = "kCustom",
+    }
+}
+
+op_attrs! {
+    /// `fusion`: a call of the fused computation, as XLA's fusion passes write it.
+    pub struct FusionAttrs {
+        pub kind: FusionKind = "kind",
+        pub calls: Comp = "calls",
+    }
+}
+
 op_attrs! {
     /// `while`.
     pub struct WhileAttrs {

@@ -227,6 +227,7 @@ op_table! {
     /// call, while, conditional, tokens, custom-call, infeed/outfeed, send/recv.
     Control => ControlOp {
         Call = "call" (CallAttrs);
+        Fusion = "fusion" (FusionAttrs);
         While = "while" (WhileAttrs);
         Conditional = "conditional" (Branches);
         AfterAll = "after-all";

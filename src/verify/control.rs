@@ -24,6 +24,13 @@ pub fn infer(ctx: &Ctx, op: &ControlOp) -> Result<Shape> {
             ctx.check_signature(comp, &args, &result, "call.signature")?;
             Ok(result)
         }
+        ControlOp::Fusion(f) => {
+            let comp = f.calls;
+            let (_, result) = ctx.signature(comp)?;
+            let args: Vec<Shape> = ctx.operands.iter().map(|s| (*s).clone()).collect();
+            ctx.check_signature(comp, &args, &result, "fusion.signature")?;
+            Ok(result)
+        }
         ControlOp::While(w) => while_shape(ctx, w),
         ControlOp::Conditional(b) => conditional(ctx, b),
         ControlOp::AfterAll => {

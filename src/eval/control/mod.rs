@@ -50,6 +50,8 @@ pub fn eval(
     let cloned = || ops.iter().map(|l| (*l).clone()).collect::<Vec<_>>();
     match op {
         ControlOp::Call(c) => ev.call(c.to_apply.0, cloned()),
+        // A fusion computes exactly what its fused computation computes.
+        ControlOp::Fusion(f) => ev.call(f.calls.0, cloned()),
         ControlOp::While(w) => {
             let (cond, body) = (w.condition.0, w.body.0);
             let mut state = ops
