@@ -161,6 +161,8 @@ struct Stats {
     verified: AtomicU64,
     ran_ok: AtomicU64,
     findings: AtomicU64,
+    /// Distinct findings (message without numbers) and how often each was hit.
+    kinds: Mutex<std::collections::HashMap<String, u64>>,
 }
 
 enum Verdict {
@@ -382,6 +384,9 @@ fn main() {
     let _ = watchdog.join();
     report(&stats, started);
     let findings = stats.findings.load(Ordering::Relaxed);
+    for (kind, n) in stats.kinds.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        eprintln!("  {n} x {kind}");
+    }
     if findings > 0 {
         eprintln!(
             "fuzz-front-end: {findings} finding(s) in {}",
@@ -464,9 +469,19 @@ fn worker(
         };
         if let Some(m) = finding {
             let n = stats.findings.fetch_add(1, Ordering::Relaxed);
-            let path = out.join(format!("finding-{w}-{n}.hlo"));
-            let _ = std::fs::write(&path, format!("// {}\n{input}", m.replace('\n', " ")));
-            eprintln!("\nfinding: {m}\n  input: {}", path.display());
+            // The same bug found again (positions aside) is counted, and its first three inputs kept.
+            let kind: String = m.chars().filter(|c| !c.is_ascii_digit()).collect();
+            let seen = {
+                let mut k = stats.kinds.lock().unwrap_or_else(|e| e.into_inner());
+                let c = k.entry(kind).or_insert(0);
+                *c += 1;
+                *c
+            };
+            if seen <= 3 {
+                let path = out.join(format!("finding-{w}-{n}.hlo"));
+                let _ = std::fs::write(&path, format!("// {}\n{input}", m.replace('\n', " ")));
+                eprintln!("\nfinding: {m}\n  input: {}", path.display());
+            }
         }
     }
 }

@@ -22,6 +22,7 @@ use crate::hlo::attrs::Comp;
 use crate::hlo::opcode::{Op, Opcode};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::ElementType;
+use crate::{ensure, invalid};
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -49,12 +50,18 @@ pub struct Ctx<'a> {
     pub comps: &'a [Computation],
     pub inst: &'a Instruction,
     pub operands: Vec<&'a Shape>,
+    /// The opcodes of the operands (an async `-done` checks that its operand is the `-start`).
+    pub operand_ops: Vec<Opcode>,
     pub replica_count: i64,
 }
 
 impl<'a> Ctx<'a> {
     pub fn op(&self) -> Opcode {
         self.inst.opcode()
+    }
+
+    pub fn operand_opcode(&self, i: usize) -> Option<Opcode> {
+        self.operand_ops.get(i).copied()
     }
 
     /// The declared result shape, if the text wrote one.
@@ -228,6 +235,41 @@ pub fn parse_and_verify_with(src: &str, opts: &Options) -> Result<Module> {
     Ok(m)
 }
 
+/// The header's `entry_computation_layout` must describe the ENTRY: as many parameters, each of
+/// the parameter's type and dimensions, and the root's shape (layouts may differ: they are the
+/// caller's view of the buffers).
+fn check_entry_layout(m: &Module) -> Result<()> {
+    let Some((params, result)) = &m.entry_layout else {
+        return Ok(());
+    };
+    let entry = m.entry();
+    let have = entry.parameter_shapes();
+    let rule = "module.entry_computation_layout";
+    if have.len() != params.len() {
+        invalid!(
+            rule,
+            "entry_computation_layout lists {} parameter(s), the ENTRY `{}` has {}",
+            params.len(),
+            entry.name,
+            have.len()
+        );
+    }
+    for (i, (p, h)) in params.iter().zip(&have).enumerate() {
+        ensure!(
+            p.compatible(h),
+            rule,
+            "entry_computation_layout gives parameter {i} the shape {p}, the ENTRY's is {h}"
+        );
+    }
+    let root = &entry.instructions[entry.root].shape;
+    ensure!(
+        result.compatible(root),
+        rule,
+        "entry_computation_layout gives the result the shape {result}, the ENTRY's root is {root}"
+    );
+    Ok(())
+}
+
 /// The replica count a module is verified for: its header's, else the run's, else 1.
 fn replica_count_for(m: &Module, opts: &Options) -> Result<i64> {
     match (m.replica_count, opts.replicas) {
@@ -267,6 +309,7 @@ pub fn verify_module(m: &mut Module, opts: &Options) -> Result<()> {
             );
         }
     }
+    check_entry_layout(m)?;
     m.verified_replicas = Some(replica_count as usize);
     Ok(())
 }
@@ -363,6 +406,11 @@ fn verify_instruction(
         comps: before,
         inst,
         operands,
+        operand_ops: inst
+            .operands
+            .iter()
+            .filter_map(|&o| done.get(o).map(|d| d.opcode()))
+            .collect(),
         replica_count,
     };
     let inferred = infer(&ctx)?;
@@ -578,5 +626,23 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.rule.as_deref(), Some("run.replicas"), "{e}");
+    }
+
+    #[test]
+    fn the_entry_layout_must_describe_the_entry() {
+        let text = "HloModule m, entry_computation_layout={(f32[8,128]{1,0:T(8,128)S(1)})->f32[8,128]{0,1}}\nENTRY e {\n p = f32[8,128]{1,0:T(8,128)S(1)} parameter(0)\n ROOT c = f32[8,128]{0,1} copy(p)\n}\n";
+        assert!(parse_and_verify(text).is_ok());
+        for wrong in [
+            text.replace("->f32[8,128]{0,1}}", "->f32[128,8]{0,1}}"),
+            text.replace("{(f32[8,128]", "{(s32[8,128]"),
+            text.replace("{1,0:T(8,128)S(1)})", "{1,0}, f32[2]{0})"),
+        ] {
+            let e = parse_and_verify(&wrong).unwrap_err();
+            assert_eq!(
+                e.rule.as_deref(),
+                Some("module.entry_computation_layout"),
+                "{e}"
+            );
+        }
     }
 }

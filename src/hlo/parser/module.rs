@@ -36,7 +36,7 @@ impl Parser {
                 ));
             }
         };
-        let (mut replica_count, mut num_partitions) = (None, None);
+        let (mut replica_count, mut num_partitions, mut entry_layout) = (None, None, None);
         while self.eat(&Tok::Comma) {
             let loc = self.loc();
             let key = match self.next() {
@@ -61,6 +61,15 @@ impl Parser {
                     replica_count = Some(n);
                 }
                 "num_partitions" => num_partitions = Some(self.int("num_partitions")?),
+                "entry_computation_layout" => {
+                    self.expect(Tok::LBrace, "`{` opening the entry computation layout")?;
+                    self.expect(Tok::LParen, "`(` opening the parameter shapes")?;
+                    let params = comma_list(self, Tok::RParen, "`)`", |p| p.shape())?;
+                    self.expect(Tok::Arrow, "`->` before the result shape")?;
+                    let result = self.shape()?;
+                    self.expect(Tok::RBrace, "`}` closing the entry computation layout")?;
+                    entry_layout = Some((params, result));
+                }
                 _ => {
                     self.opaque_value()?;
                 }
@@ -92,6 +101,7 @@ impl Parser {
             entry,
             replica_count,
             num_partitions,
+            entry_layout,
             verified_replicas: None,
         })
     }
