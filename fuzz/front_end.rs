@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use xla_spec::ErrorKind;
-use xla_spec::eval::{RunOptions, run};
+use xla_spec::eval::{RunOptions, run_replicated};
 use xla_spec::hlo::parse_module;
 use xla_spec::literal::Literal;
 use xla_spec::verify::{Options, verify_module};
@@ -161,6 +161,8 @@ struct Stats {
     verified: AtomicU64,
     ran_ok: AtomicU64,
     findings: AtomicU64,
+    /// Distinct findings (message without numbers) and how often each was hit.
+    kinds: Mutex<std::collections::HashMap<String, u64>>,
 }
 
 enum Verdict {
@@ -177,6 +179,7 @@ fn execute(text: &str) -> (bool, Verdict) {
     // Keep values tiny so that the fuzzer explores programs, not memory bandwidth.
     let opts = Options {
         memory_budget: 1 << 16,
+        ..Options::default()
     };
     if verify_module(&mut module, &opts).is_err() {
         return (true, Verdict::Refused);
@@ -192,7 +195,8 @@ fn execute(text: &str) -> (bool, Verdict) {
         rendezvous_timeout: Duration::from_millis(200),
         ..RunOptions::default()
     };
-    match run(&module, args, &run_opts) {
+    // A module whose header names several replicas runs as that many, sharing the arguments.
+    match run_replicated(&module, vec![args; module.replicas()], &run_opts) {
         Ok(_) => (true, Verdict::RanOk),
         Err(e) if e.kind == ErrorKind::Internal => (
             true,
@@ -380,6 +384,9 @@ fn main() {
     let _ = watchdog.join();
     report(&stats, started);
     let findings = stats.findings.load(Ordering::Relaxed);
+    for (kind, n) in stats.kinds.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        eprintln!("  {n} x {kind}");
+    }
     if findings > 0 {
         eprintln!(
             "fuzz-front-end: {findings} finding(s) in {}",
@@ -462,9 +469,19 @@ fn worker(
         };
         if let Some(m) = finding {
             let n = stats.findings.fetch_add(1, Ordering::Relaxed);
-            let path = out.join(format!("finding-{w}-{n}.hlo"));
-            let _ = std::fs::write(&path, format!("// {}\n{input}", m.replace('\n', " ")));
-            eprintln!("\nfinding: {m}\n  input: {}", path.display());
+            // The same bug found again (positions aside) is counted, and its first three inputs kept.
+            let kind: String = m.chars().filter(|c| !c.is_ascii_digit()).collect();
+            let seen = {
+                let mut k = stats.kinds.lock().unwrap_or_else(|e| e.into_inner());
+                let c = k.entry(kind).or_insert(0);
+                *c += 1;
+                *c
+            };
+            if seen <= 3 {
+                let path = out.join(format!("finding-{w}-{n}.hlo"));
+                let _ = std::fs::write(&path, format!("// {}\n{input}", m.replace('\n', " ")));
+                eprintln!("\nfinding: {m}\n  input: {}", path.display());
+            }
         }
     }
 }

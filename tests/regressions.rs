@@ -25,6 +25,7 @@ fn every_regression_input_is_handled() {
             &mut m,
             &Options {
                 memory_budget: 1 << 16,
+                ..Options::default()
             },
         )
         .is_err()

@@ -58,7 +58,11 @@ impl Backend for ReferenceBackend {
         let module = match req.module {
             Some(m) => m,
             None => {
-                parsed = crate::verify::parse_and_verify(req.hlo)?;
+                let opts = crate::verify::Options {
+                    replicas: Some(req.args.len()),
+                    ..Default::default()
+                };
+                parsed = crate::verify::parse_and_verify_with(req.hlo, &opts)?;
                 &parsed
             }
         };

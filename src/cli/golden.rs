@@ -10,7 +10,6 @@ use crate::hlo::{Module, Opcode, parse_literal};
 use crate::literal::{Literal, literal_from_json, literal_to_json};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::ElementType;
-use crate::verify::parse_and_verify;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -171,7 +170,14 @@ fn record(args: &[String]) -> Result<(), (i32, String)> {
     }
     let text =
         std::fs::read_to_string(file).map_err(|e| bad(format!("cannot read {file}: {e}")))?;
-    let module = parse_and_verify(&text).map_err(|e| bad(format!("{file}: {e}")))?;
+    let verify = crate::verify::Options {
+        replicas: (o.replicas > 1).then_some(o.replicas),
+        ..Default::default()
+    };
+    let module = crate::verify::parse_and_verify_with(&text, &verify)
+        .map_err(|e| bad(format!("{file}: {e}")))?;
+    // Without --replicas, the header's replica_count (else 1).
+    let replicas = module.replicas();
     if same_file(Path::new(file), out) {
         return Err(bad(format!(
             "--out {} is the module file itself",
@@ -185,7 +191,7 @@ fn record(args: &[String]) -> Result<(), (i32, String)> {
     let per_replica: Vec<Vec<Literal>> = if o.random {
         let mut rng = SplitMix(o.seed);
         let bounds = index_bounds(&module);
-        (0..o.replicas)
+        (0..replicas)
             .map(|_| {
                 params
                     .iter()
@@ -209,7 +215,7 @@ fn record(args: &[String]) -> Result<(), (i32, String)> {
                 values.len()
             )));
         }
-        vec![values; o.replicas]
+        vec![values; replicas]
     };
 
     let mut backend = ProcessBackend::new(cmd, o.timeout);
@@ -237,8 +243,8 @@ fn record(args: &[String]) -> Result<(), (i32, String)> {
     case.insert("description".into(), json!(description));
     case.insert("hlo".into(), json!(text));
     let lits = |l: &[Literal]| Value::Array(l.iter().map(literal_to_json).collect());
-    if o.replicas > 1 {
-        case.insert("replicas".into(), json!(o.replicas));
+    if replicas > 1 {
+        case.insert("replicas".into(), json!(replicas));
         case.insert(
             "args".into(),
             Value::Array(per_replica.iter().map(|a| lits(a)).collect()),
@@ -563,7 +569,7 @@ mod tests {
 
     #[test]
     fn index_parameters_are_drawn_in_range() {
-        let m = parse_and_verify(
+        let m = crate::verify::parse_and_verify(
             "HloModule m\nENTRY e {\n  x = f32[5,3] parameter(0)\n  i = s32[] parameter(1)\n  j = s32[] parameter(2)\n  ROOT d = f32[2,2] dynamic-slice(x, i, j), dynamic_slice_sizes={2,2}\n}\n",
         )
         .unwrap();

@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::eval::{RunOptions, run_replicated};
 use crate::hlo::parse_literal;
 use crate::literal::{Literal, literal_from_json};
-use crate::verify::parse_and_verify;
+use crate::verify::{Options, parse_and_verify_with};
 
 pub const HELP: &str = "\
 xla-spec run FILE.hlo [OPTIONS] [ARG...]
@@ -72,7 +72,7 @@ fn run(args: &[String]) -> Result<(), (i32, String)> {
     let mut file = None;
     let mut lits: Vec<String> = Vec::new();
     let mut opts = RunOptions::default();
-    let mut replicas = 1usize;
+    let mut replicas: Option<usize> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -93,11 +93,12 @@ fn run(args: &[String]) -> Result<(), (i32, String)> {
             }
             "--replicas" => {
                 let v = flag_value(&mut it, a).map_err(bad)?;
-                replicas = v
-                    .parse()
-                    .ok()
-                    .filter(|n| (1..=1024).contains(n))
-                    .ok_or_else(|| bad(format!("--replicas takes 1 to 1024, got {v:?}")))?;
+                replicas = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|n| (1..=1024).contains(n))
+                        .ok_or_else(|| bad(format!("--replicas takes 1 to 1024, got {v:?}")))?,
+                );
             }
             "--max-iterations" => {
                 let v = flag_value(&mut it, a).map_err(bad)?;
@@ -118,7 +119,13 @@ fn run(args: &[String]) -> Result<(), (i32, String)> {
         ));
     };
     let text = read(&file).map_err(bad)?;
-    let module = parse_and_verify(&text).map_err(|e| bad(format!("{file}: {e}")))?;
+    let verify = Options {
+        replicas,
+        ..Options::default()
+    };
+    let module = parse_and_verify_with(&text, &verify).map_err(|e| bad(format!("{file}: {e}")))?;
+    // Without --replicas, the header's replica_count (else 1).
+    let replicas = module.replicas();
     let values: Vec<Literal> = lits
         .iter()
         .map(|a| argument(a))

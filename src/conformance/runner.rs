@@ -14,7 +14,7 @@ use super::compare::compare;
 use crate::backend::{Backend, Request};
 use crate::literal::{Array, ArrayData, Literal, Scalar, padding_scalar, text::scalar_text};
 use crate::shape::PaddingValue;
-use crate::verify::parse_and_verify;
+use crate::verify::{Options as VerifyOptions, parse_and_verify_with};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -80,7 +80,13 @@ pub fn run_case(case: &Case, backend: &mut dyn Backend) -> Outcome {
 
 fn run_module_case(rc: &RunCase, backend: &mut dyn Backend) -> Outcome {
     let reference = backend.is_reference();
-    let parsed = parse_and_verify(&rc.hlo);
+    // A case that lists several replicas' arguments runs that many replicas, which is also the
+    // module's count when its header names none; a one-list case runs as many as the header says.
+    let opts = VerifyOptions {
+        replicas: (rc.args.len() > 1).then_some(rc.args.len()),
+        ..VerifyOptions::default()
+    };
+    let parsed = parse_and_verify_with(&rc.hlo, &opts);
     let module = match (&parsed, reference) {
         (Ok(m), _) => Some(m),
         (Err(e), true) => {
@@ -91,10 +97,18 @@ fn run_module_case(rc: &RunCase, backend: &mut dyn Backend) -> Outcome {
         }
         (Err(_), false) => None,
     };
+    let shared;
+    let args = match module {
+        Some(m) if rc.args.len() == 1 && m.replicas() > 1 => {
+            shared = vec![rc.args[0].clone(); m.replicas()];
+            &shared
+        }
+        _ => &rc.args,
+    };
     let req = Request {
         hlo: &rc.hlo,
         module,
-        args: &rc.args,
+        args,
         infeed: &rc.infeed,
     };
     let result = backend.execute(&req);

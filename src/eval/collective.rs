@@ -281,6 +281,35 @@ pub fn eval(
                 None => Ok(Literal::Array(Array::zeros(x.shape.clone()))),
             }
         }
+        // The asynchronous pairs: the `-start` does the exchange, the `-done` takes its result.
+        CollectiveOp::AllReduceStart(a) => eval(ev, inst, &CollectiveOp::AllReduce(a.clone()), ops),
+        CollectiveOp::AllGatherStart(a) => {
+            let result = eval(ev, inst, &CollectiveOp::AllGather(a.clone()), ops)?;
+            let operands: Vec<Literal> = ops.iter().map(|l| (*l).clone()).collect();
+            Ok(Literal::Tuple(match operands.len() {
+                1 => vec![operands[0].clone(), result],
+                _ => vec![Literal::Tuple(operands), result],
+            }))
+        }
+        CollectiveOp::CollectivePermuteStart(a) => {
+            let result = eval(ev, inst, &CollectiveOp::CollectivePermute(a.clone()), ops)?;
+            Ok(Literal::Tuple(vec![
+                array(ops, 0).map(|x| Literal::Array(x.clone()))?,
+                result,
+                Literal::scalar(0u32),
+                Literal::scalar(0u32),
+            ]))
+        }
+        CollectiveOp::AllReduceDone => ops
+            .first()
+            .map(|l| (*l).clone())
+            .ok_or_else(|| Error::internal("all-reduce-done without its operand")),
+        CollectiveOp::AllGatherDone | CollectiveOp::CollectivePermuteDone => {
+            let start = ops
+                .first()
+                .ok_or_else(|| Error::internal("a -done without its operand"))?;
+            super::control::element(start, 1)
+        }
         CollectiveOp::CollectiveBroadcast(a) => {
             let group = group_of(a.replica_groups.as_ref(), me, n)?;
             let all = hub.exchange(

@@ -90,6 +90,31 @@ pub struct Evaluator<'a> {
 /// kilobytes each) with a wide margin; only what is touched is ever committed.
 const REPLICA_STACK_BYTES: usize = 64 << 20;
 
+/// Waits until every replica thread has finished, running the pool's pending work meanwhile when
+/// the caller is itself a rayon worker (the conformance runner and the book run cases in
+/// parallel). The replica threads hand their parallel kernels to the global pool; a worker that
+/// blocked in `join` would hold a thread those kernels need, and with every worker waiting on a
+/// replica (two cases on two cores suffice) nothing would ever run again.
+fn help_pool_until_finished<T>(handles: &[std::io::Result<std::thread::ScopedJoinHandle<'_, T>>]) {
+    if rayon::current_thread_index().is_none() {
+        return;
+    }
+    let mut idle_rounds = 0u32;
+    while !handles
+        .iter()
+        .all(|h| h.as_ref().map_or(true, |h| h.is_finished()))
+    {
+        match rayon::yield_now() {
+            Some(rayon::Yield::Executed) => idle_rounds = 0,
+            _ => {
+                // Back off to at most a millisecond so an idle wait costs no CPU to speak of.
+                std::thread::sleep(Duration::from_micros(20 << idle_rounds.min(6)));
+                idle_rounds += 1;
+            }
+        }
+    }
+}
+
 /// Runs a verified module once (one replica).
 pub fn run(module: &Module, args: Vec<Literal>, options: &RunOptions) -> Result<RunOutput> {
     let mut outs = run_replicated(module, vec![args], options)?;
@@ -112,11 +137,20 @@ pub fn run_replicated(
     }
     if let Some(rc) = module.replica_count
         && rc as usize != n
-        && n != 1
     {
         return Err(Error::invalid(
             "run.replicas",
             format!("the module declares replica_count={rc} but the run has {n} replicas"),
+        ));
+    }
+    // Collectives were checked against the count the module was verified for: another count
+    // could name replicas that do not exist.
+    if let Some(v) = module.verified_replicas
+        && v != n
+    {
+        return Err(Error::invalid(
+            "run.replicas",
+            format!("the module was verified for {v} replicas but the run has {n}"),
         ));
     }
     let entry = module.entry();
@@ -198,6 +232,7 @@ pub fn run_replicated(
                     })
             })
             .collect();
+        help_pool_until_finished(&handles);
         handles
             .into_iter()
             .map(|h| match h {
@@ -386,6 +421,36 @@ mod tests {
         let mut again = again;
         crate::verify::verify_module(&mut again, &crate::verify::Options::default()).unwrap();
         assert_eq!(print_module(&again), print_module(&m));
+    }
+
+    /// Cases run in parallel on the global rayon pool, and each run waits for its replica thread,
+    /// whose batched dot hands work back to that pool. Before the waiting worker helped the pool,
+    /// once every worker held a case nothing ran again (`xla-spec conform` hung on a two-core
+    /// machine). Sixty-four cases occupy every worker on any machine this runs on.
+    #[test]
+    fn runs_on_every_rayon_worker_at_once_do_not_deadlock() {
+        use rayon::prelude::*;
+        let m = parse_and_verify(
+            "HloModule m\nENTRY e {\n  a = f32[8,16,16] parameter(0)\n  ROOT d = f32[8,16,16] dot(a, a), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}\n}\n",
+        )
+        .unwrap();
+        let ones = Literal::vec(vec![8, 16, 16], vec![1.0f32; 8 * 16 * 16]).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let sums: Vec<f32> = (0..64)
+                .into_par_iter()
+                .map(|_| {
+                    let out = run(&m, vec![ones.clone()], &RunOptions::default()).unwrap();
+                    let a = out.result.into_array().unwrap();
+                    a.typed::<f32>().unwrap().iter().sum()
+                })
+                .collect();
+            let _ = tx.send(sums);
+        });
+        let sums = rx
+            .recv_timeout(Duration::from_secs(120))
+            .expect("runs on every rayon worker at once deadlocked");
+        assert_eq!(sums, vec![16.0 * 8.0 * 16.0 * 16.0; 64]);
     }
 
     #[test]

@@ -18,6 +18,12 @@ pub struct Module {
     pub entry: CompId,
     pub replica_count: Option<i64>,
     pub num_partitions: Option<i64>,
+    /// `entry_computation_layout={(params...)->result}` from the header, when given: the ENTRY's
+    /// parameter and result shapes with the layouts the caller uses.
+    pub entry_layout: Option<(Vec<Shape>, Shape)>,
+    /// The replica count the verifier checked the module for: the header's `replica_count`, else
+    /// the run's count (as XLA's compile options supply it), else 1. `None` until verified.
+    pub verified_replicas: Option<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -67,6 +73,13 @@ impl Instruction {
 }
 
 impl Module {
+    /// How many replicas the module runs as: what it was verified for, else its header, else 1.
+    pub fn replicas(&self) -> usize {
+        self.verified_replicas
+            .or(self.replica_count.map(|r| r as usize))
+            .unwrap_or(1)
+    }
+
     pub fn entry(&self) -> &Computation {
         &self.computations[self.entry]
     }

@@ -114,6 +114,11 @@ pub const GENERIC_ATTRS: &[&str] = &[
     "backend_config",
     "result_accuracy",
     "parameter_replication",
+    // Scheduling and buffer assignment of optimised modules.
+    "async_execution_thread",
+    "execution_thread",
+    "output_to_operand_aliasing",
+    "cross_program_prefetch_index",
 ];
 
 /// A generic attribute as written: its key and its value's text.
@@ -1103,6 +1108,31 @@ fn composite(text: &str) -> std::result::Result<Composite, (&'static str, String
         attributes,
         version,
     })
+}
+
+attr_enum! {
+    /// `kind=` of `fusion`: how XLA plans to emit the fused kernel (no effect on values).
+    pub enum FusionKind ("a fusion kind (kLoop, kInput, kOutput or kCustom)", "fusion.kind") {
+        Loop = "kLoop",
+        Input = "kInput",
+        Output = "kOutput",
+        Custom = "kCustom",
+    }
+}
+
+op_attrs! {
+    /// `fusion`: a call of the fused computation, as XLA's fusion passes write it.
+    pub struct FusionAttrs {
+        pub kind: FusionKind = "kind",
+        pub calls: Comp = "calls",
+    }
+}
+
+op_attrs! {
+    /// `async-start`: starts the wrapped computation; `async-done` waits for its result.
+    pub struct AsyncStartAttrs {
+        pub calls: Comp = "calls",
+    }
 }
 
 op_attrs! {

@@ -227,6 +227,12 @@ op_table! {
     /// call, while, conditional, tokens, custom-call, infeed/outfeed, send/recv.
     Control => ControlOp {
         Call = "call" (CallAttrs);
+        Fusion = "fusion" (FusionAttrs);
+        AsyncStart = "async-start" (AsyncStartAttrs);
+        AsyncUpdate = "async-update";
+        AsyncDone = "async-done";
+        CopyStart = "copy-start";
+        CopyDone = "copy-done";
         While = "while" (WhileAttrs);
         Conditional = "conditional" (Branches);
         AfterAll = "after-all";
@@ -263,6 +269,12 @@ op_table! {
         AllToAll = "all-to-all" (AllToAllAttrs);
         ReduceScatter = "reduce-scatter" (ReduceScatterAttrs);
         CollectivePermute = "collective-permute" (CollectivePermuteAttrs);
+        AllReduceStart = "all-reduce-start" (AllReduceAttrs);
+        AllReduceDone = "all-reduce-done";
+        AllGatherStart = "all-gather-start" (AllGatherAttrs);
+        AllGatherDone = "all-gather-done";
+        CollectivePermuteStart = "collective-permute-start" (CollectivePermuteAttrs);
+        CollectivePermuteDone = "collective-permute-done";
         CollectiveBroadcast = "collective-broadcast" (CollectiveBroadcastAttrs);
     }
 }

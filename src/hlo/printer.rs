@@ -19,6 +19,15 @@ pub fn print_module(m: &Module) -> String {
     if let Some(n) = m.num_partitions {
         let _ = write!(out, ", num_partitions={n}");
     }
+    if let Some((params, result)) = &m.entry_layout {
+        let params: Vec<String> = params.iter().map(shape_text).collect();
+        let _ = write!(
+            out,
+            ", entry_computation_layout={{({})->{}}}",
+            params.join(", "),
+            shape_text(result)
+        );
+    }
     out.push_str("\n\n");
     for (id, c) in m.computations.iter().enumerate() {
         if id == m.entry {

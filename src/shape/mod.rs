@@ -67,6 +67,10 @@ pub struct Layout {
     /// Padded width of each dimension, in dimension-number order; `None` means no padding.
     pub padded_dimensions: Option<Vec<i64>>,
     pub padding_value: PaddingValue,
+    /// What XLA writes after the `:` of a layout (tiles `T(8,128)`, memory space `S(1)`, element
+    /// size and the like), kept as written and printed back. It describes how a device stores
+    /// the buffer and does not change the logical values, so the runtime ignores it.
+    pub physical: Option<String>,
 }
 
 impl Layout {
@@ -75,6 +79,7 @@ impl Layout {
             minor_to_major,
             padded_dimensions: None,
             padding_value: PaddingValue::Zero,
+            physical: None,
         }
     }
 
@@ -519,7 +524,10 @@ impl fmt::Display for ArrayShape {
         if let Some(l) = &self.layout
             && !self.dims.is_empty()
         {
-            write!(f, "{{{}}}", join(&l.minor_to_major))?;
+            match &l.physical {
+                Some(p) => write!(f, "{{{}:{p}}}", join(&l.minor_to_major))?,
+                None => write!(f, "{{{}}}", join(&l.minor_to_major))?,
+            }
         }
         Ok(())
     }

@@ -4,7 +4,7 @@
 
 use super::{ArrayShape, Layout, Shape};
 use crate::error::{Error, Result};
-use crate::syntax::{Cursor, Tok, comma_list, describe, parse_i64, syntax};
+use crate::syntax::{Cursor, Tok, comma_list, describe, parse_i64, syntax, tok_text};
 use crate::types::ElementType;
 
 /// Highest rank accepted for an array shape.
@@ -153,11 +153,13 @@ impl Cursor {
                 break;
             }
         }
+        let mut physical = String::new();
         if extended {
-            // Tiling, memory space and other physical details: accepted and ignored.
+            // Tiling, memory space and other physical details: kept as written (see `Layout`).
             let mut depth = 0usize;
             loop {
-                match self.next() {
+                let t = self.next();
+                match &t {
                     Tok::LParen => depth += 1,
                     Tok::RParen => depth = depth.saturating_sub(1),
                     Tok::RBrace if depth == 0 => {
@@ -167,10 +169,12 @@ impl Cursor {
                     Tok::Eof => return Err(syntax("unterminated layout", loc)),
                     _ => {}
                 }
+                physical.push_str(&tok_text(&t));
             }
         }
         self.expect(Tok::RBrace, "`}` closing the layout")?;
-        let layout = Layout::new(m2m);
+        let mut layout = Layout::new(m2m);
+        layout.physical = (!physical.is_empty()).then_some(physical);
         layout.check(&a.dims).map_err(|e| e.at_location(loc))?;
         Ok(layout)
     }

@@ -10,7 +10,7 @@
 use super::Ctx;
 use crate::error::{Error, Result};
 use crate::hlo::attrs::{AllToAllAttrs, Comp};
-use crate::hlo::opcode::CollectiveOp;
+use crate::hlo::opcode::{CollectiveOp, Opcode};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::ElementType;
 use crate::{ensure, invalid};
@@ -82,12 +82,63 @@ pub fn infer(ctx: &Ctx, op: &CollectiveOp) -> Result<Shape> {
             )?;
             Ok(Shape::Array(plain(a)))
         }
+        // The asynchronous pairs of an optimised module. A `-start` computes what its synchronous
+        // op computes; XLA's shapes carry the operands (and, for collective-permute, two u32
+        // contexts) beside the result, and the `-done` takes the result out.
+        CollectiveOp::AllReduceStart(r) => infer(ctx, &CollectiveOp::AllReduce(r.clone())),
+        CollectiveOp::AllGatherStart(g) => {
+            let result = infer(ctx, &CollectiveOp::AllGather(g.clone()))?;
+            let operands: Vec<Shape> = ctx.operands.iter().map(|s| (*s).clone()).collect();
+            Ok(Shape::Tuple(match operands.len() {
+                1 => vec![operands[0].clone(), result],
+                _ => vec![Shape::Tuple(operands), result],
+            }))
+        }
+        CollectiveOp::CollectivePermuteStart(p) => {
+            let result = infer(ctx, &CollectiveOp::CollectivePermute(p.clone()))?;
+            let u32 = Shape::scalar(ElementType::U32);
+            Ok(Shape::Tuple(vec![
+                ctx.operands[0].clone(),
+                result,
+                u32.clone(),
+                u32,
+            ]))
+        }
+        CollectiveOp::AllReduceDone => {
+            ctx.arity(1)?;
+            ensure!(
+                ctx.operand_opcode(0) == Some(Opcode::AllReduceStart),
+                "async.pair",
+                "the operand of all-reduce-done must be an all-reduce-start"
+            );
+            Ok(ctx.operands[0].clone())
+        }
+        CollectiveOp::AllGatherDone => done_element(ctx, Opcode::AllGatherStart, 1),
+        CollectiveOp::CollectivePermuteDone => done_element(ctx, Opcode::CollectivePermuteStart, 1),
         CollectiveOp::CollectiveBroadcast(b) => {
             check_channel_id(b.channel_id)?;
             let arrays = operand_arrays(ctx)?;
             group_size(ctx, b.replica_groups.as_deref(), false)?;
             Ok(results(ctx, arrays.iter().map(|a| plain(a)).collect()))
         }
+    }
+}
+
+/// The result of a `-done`: element `k` of its operand, which must be the matching `-start`.
+pub(super) fn done_element(ctx: &Ctx, start: Opcode, k: usize) -> Result<Shape> {
+    ctx.arity(1)?;
+    let done = ctx.op();
+    ensure!(
+        ctx.operand_opcode(0) == Some(start),
+        "async.pair",
+        "the operand of {done} must be a {start}"
+    );
+    match ctx.operands[0] {
+        Shape::Tuple(t) if t.len() > k => Ok(t[k].clone()),
+        other => invalid!(
+            "async.pair",
+            "the operand of {done} must be a tuple with an element {k}, got {other}"
+        ),
     }
 }
 

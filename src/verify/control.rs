@@ -10,7 +10,7 @@
 use super::Ctx;
 use crate::error::Result;
 use crate::hlo::attrs::{Branches, ChannelAttrs, Comp, WhileAttrs};
-use crate::hlo::opcode::ControlOp;
+use crate::hlo::opcode::{ControlOp, Opcode};
 use crate::shape::Shape;
 use crate::types::ElementType;
 use crate::{ensure, invalid};
@@ -24,6 +24,74 @@ pub fn infer(ctx: &Ctx, op: &ControlOp) -> Result<Shape> {
             ctx.check_signature(comp, &args, &result, "call.signature")?;
             Ok(result)
         }
+        ControlOp::Fusion(f) => {
+            let comp = f.calls;
+            let (_, result) = ctx.signature(comp)?;
+            let args: Vec<Shape> = ctx.operands.iter().map(|s| (*s).clone()).collect();
+            ctx.check_signature(comp, &args, &result, "fusion.signature")?;
+            Ok(result)
+        }
+        // async-start's shape is ((operands...), result, contexts...): XLA lets the contexts be
+        // any shapes, so the text states it and the first two elements are checked.
+        ControlOp::AsyncStart(a) => {
+            let d = ctx.declared_required()?;
+            let (_, result) = ctx.signature(a.calls)?;
+            let args: Vec<Shape> = ctx.operands.iter().map(|s| (*s).clone()).collect();
+            ctx.check_signature(a.calls, &args, &result, "async.signature")?;
+            let want = Shape::Tuple(args);
+            match d {
+                Shape::Tuple(t)
+                    if t.len() >= 2 && t[0].compatible(&want) && t[1].compatible(&result) =>
+                {
+                    Ok(d.clone())
+                }
+                _ => invalid!(
+                    "async.signature",
+                    "async-start's shape is ({want}, {result}, contexts...), got {d}"
+                ),
+            }
+        }
+        ControlOp::AsyncUpdate => {
+            ctx.arity(1)?;
+            ensure!(
+                matches!(
+                    ctx.operand_opcode(0),
+                    Some(Opcode::AsyncStart | Opcode::AsyncUpdate)
+                ),
+                "async.pair",
+                "the operand of async-update must be an async-start or async-update"
+            );
+            Ok(ctx.operands[0].clone())
+        }
+        ControlOp::AsyncDone => {
+            ctx.arity(1)?;
+            ensure!(
+                matches!(
+                    ctx.operand_opcode(0),
+                    Some(Opcode::AsyncStart | Opcode::AsyncUpdate)
+                ),
+                "async.pair",
+                "the operand of async-done must be an async-start or async-update"
+            );
+            match ctx.operands[0] {
+                Shape::Tuple(t) if t.len() >= 2 => Ok(t[1].clone()),
+                other => invalid!(
+                    "async.pair",
+                    "async-done's operand must be a tuple, got {other}"
+                ),
+            }
+        }
+        // copy-start's shape is (destination, source, u32[] context); copy-done gives the copy.
+        ControlOp::CopyStart => {
+            ctx.arity(1)?;
+            let x = ctx.operands[0].clone();
+            Ok(Shape::Tuple(vec![
+                x.clone(),
+                x,
+                Shape::scalar(ElementType::U32),
+            ]))
+        }
+        ControlOp::CopyDone => super::collective::done_element(ctx, Opcode::CopyStart, 0),
         ControlOp::While(w) => while_shape(ctx, w),
         ControlOp::Conditional(b) => conditional(ctx, b),
         ControlOp::AfterAll => {

@@ -22,18 +22,24 @@ use crate::hlo::attrs::Comp;
 use crate::hlo::opcode::{Op, Opcode};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::ElementType;
+use crate::{ensure, invalid};
 
 #[derive(Clone, Debug)]
 pub struct Options {
     /// The largest value, in bytes, that any single instruction may produce. The default (4 GiB)
     /// leaves room on a 24 GiB machine for operands, results and temporaries together.
     pub memory_budget: u64,
+    /// The number of replicas the run will have, when the caller knows it. A module whose header
+    /// names no `replica_count` is verified for this many replicas (XLA takes the count from
+    /// its compile options the same way); a header that names a different count is an error.
+    pub replicas: Option<usize>,
 }
 
 impl Default for Options {
     fn default() -> Options {
         Options {
             memory_budget: 4 << 30,
+            replicas: None,
         }
     }
 }
@@ -44,12 +50,18 @@ pub struct Ctx<'a> {
     pub comps: &'a [Computation],
     pub inst: &'a Instruction,
     pub operands: Vec<&'a Shape>,
+    /// The opcodes of the operands (an async `-done` checks that its operand is the `-start`).
+    pub operand_ops: Vec<Opcode>,
     pub replica_count: i64,
 }
 
 impl<'a> Ctx<'a> {
     pub fn op(&self) -> Opcode {
         self.inst.opcode()
+    }
+
+    pub fn operand_opcode(&self, i: usize) -> Option<Opcode> {
+        self.operand_ops.get(i).copied()
     }
 
     /// The declared result shape, if the text wrote one.
@@ -213,16 +225,73 @@ fn infer(ctx: &Ctx) -> Result<Shape> {
 
 /// Parses and verifies a module: the one call every consumer makes before running HLO text.
 pub fn parse_and_verify(src: &str) -> Result<Module> {
+    parse_and_verify_with(src, &Options::default())
+}
+
+/// `parse_and_verify` for a run of a known shape (its replica count, a memory budget).
+pub fn parse_and_verify_with(src: &str, opts: &Options) -> Result<Module> {
     let mut m = crate::hlo::parse_module(src)?;
-    verify_module(&mut m, &Options::default())?;
+    verify_module(&mut m, opts)?;
     Ok(m)
+}
+
+/// The header's `entry_computation_layout` must describe the ENTRY: as many parameters, each of
+/// the parameter's type and dimensions, and the root's shape (layouts may differ: they are the
+/// caller's view of the buffers).
+fn check_entry_layout(m: &Module) -> Result<()> {
+    let Some((params, result)) = &m.entry_layout else {
+        return Ok(());
+    };
+    let entry = m.entry();
+    let have = entry.parameter_shapes();
+    let rule = "module.entry_computation_layout";
+    if have.len() != params.len() {
+        invalid!(
+            rule,
+            "entry_computation_layout lists {} parameter(s), the ENTRY `{}` has {}",
+            params.len(),
+            entry.name,
+            have.len()
+        );
+    }
+    for (i, (p, h)) in params.iter().zip(&have).enumerate() {
+        ensure!(
+            p.compatible(h),
+            rule,
+            "entry_computation_layout gives parameter {i} the shape {p}, the ENTRY's is {h}"
+        );
+    }
+    let root = &entry.instructions[entry.root].shape;
+    ensure!(
+        result.compatible(root),
+        rule,
+        "entry_computation_layout gives the result the shape {result}, the ENTRY's root is {root}"
+    );
+    Ok(())
+}
+
+/// The replica count a module is verified for: its header's, else the run's, else 1.
+fn replica_count_for(m: &Module, opts: &Options) -> Result<i64> {
+    match (m.replica_count, opts.replicas) {
+        (Some(h), Some(r)) if h != r as i64 => Err(Error::invalid(
+            "run.replicas",
+            format!("the module declares replica_count={h} but the run has {r} replicas"),
+        )),
+        (Some(h), _) => Ok(h),
+        (None, Some(r)) if (1..=1024).contains(&r) => Ok(r as i64),
+        (None, Some(r)) => Err(Error::invalid(
+            "run.replicas",
+            format!("a run has 1 to 1024 replicas, not {r}"),
+        )),
+        (None, None) => Ok(1),
+    }
 }
 
 /// Verifies a parsed module in place: fills in omitted result shapes and rejects anything that
 /// breaks a rule.
 pub fn verify_module(m: &mut Module, opts: &Options) -> Result<()> {
     check_call_depth(m)?;
-    let replica_count = m.replica_count.unwrap_or(1);
+    let replica_count = replica_count_for(m, opts)?;
     for ci in 0..m.computations.len() {
         let (before, rest) = m.computations.split_at_mut(ci);
         let comp = &mut rest[0];
@@ -240,6 +309,8 @@ pub fn verify_module(m: &mut Module, opts: &Options) -> Result<()> {
             );
         }
     }
+    check_entry_layout(m)?;
+    m.verified_replicas = Some(replica_count as usize);
     Ok(())
 }
 
@@ -335,6 +406,11 @@ fn verify_instruction(
         comps: before,
         inst,
         operands,
+        operand_ops: inst
+            .operands
+            .iter()
+            .filter_map(|&o| done.get(o).map(|d| d.opcode()))
+            .collect(),
         replica_count,
     };
     let inferred = infer(&ctx)?;
@@ -505,6 +581,68 @@ mod tests {
                     assert!(e.rule.is_some(), "{e}\n{text}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_run_supplies_the_replica_count_the_header_omits() {
+        use super::{Options, parse_and_verify_with};
+        use crate::eval::run_replicated;
+        let text = "HloModule pmap\nadd {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT c = s32[] add(a, b)\n}\nENTRY e {\n  x = s32[] parameter(0)\n  ROOT r = s32[] all-reduce(x), replica_groups={{0,1,2,3}}, to_apply=add\n}\n";
+        let for_run = |n| Options {
+            replicas: Some(n),
+            ..Options::default()
+        };
+        // Without a count, one replica: replica 1 does not exist.
+        let e = parse_and_verify(text).unwrap_err();
+        assert_eq!(e.rule.as_deref(), Some("collective.replica_groups"), "{e}");
+        let m = parse_and_verify_with(text, &for_run(4)).unwrap();
+        assert_eq!(m.replicas(), 4);
+        let args = (1i16..=4)
+            .map(|i| vec![Literal::scalar(i32::from(i))])
+            .collect();
+        let outs = run_replicated(&m, args, &RunOptions::default()).unwrap();
+        assert!(outs.iter().all(|o| o.result == Literal::scalar(10i32)));
+        // A module verified for 4 replicas cannot run as 2.
+        let e = run_replicated(
+            &m,
+            vec![vec![Literal::scalar(1i32)]; 2],
+            &RunOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.rule.as_deref(), Some("run.replicas"), "{e}");
+        // A header that names a count must agree with the run.
+        let with_header = text.replace("HloModule pmap", "HloModule pmap, replica_count=4");
+        assert!(parse_and_verify_with(&with_header, &for_run(4)).is_ok());
+        let e = parse_and_verify_with(&with_header, &for_run(2)).unwrap_err();
+        assert_eq!(e.rule.as_deref(), Some("run.replicas"), "{e}");
+        // And a header's count is the run's when the run gives none.
+        let m = parse_and_verify(&with_header).unwrap();
+        assert_eq!(m.replicas(), 4);
+        let e = run_replicated(
+            &m,
+            vec![vec![Literal::scalar(1i32)]],
+            &RunOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.rule.as_deref(), Some("run.replicas"), "{e}");
+    }
+
+    #[test]
+    fn the_entry_layout_must_describe_the_entry() {
+        let text = "HloModule m, entry_computation_layout={(f32[8,128]{1,0:T(8,128)S(1)})->f32[8,128]{0,1}}\nENTRY e {\n p = f32[8,128]{1,0:T(8,128)S(1)} parameter(0)\n ROOT c = f32[8,128]{0,1} copy(p)\n}\n";
+        assert!(parse_and_verify(text).is_ok());
+        for wrong in [
+            text.replace("->f32[8,128]{0,1}}", "->f32[128,8]{0,1}}"),
+            text.replace("{(f32[8,128]", "{(s32[8,128]"),
+            text.replace("{1,0:T(8,128)S(1)})", "{1,0}, f32[2]{0})"),
+        ] {
+            let e = parse_and_verify(&wrong).unwrap_err();
+            assert_eq!(
+                e.rule.as_deref(),
+                Some("module.entry_computation_layout"),
+                "{e}"
+            );
         }
     }
 }

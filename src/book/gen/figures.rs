@@ -902,6 +902,7 @@ fn layout(cases: &[(String, &LayoutCase)]) -> Res<(Svg, String)> {
                 minor_to_major: (0..dims.len() as i64).rev().collect(),
                 padded_dimensions: None,
                 padding_value: Default::default(),
+                physical: None,
             });
         if let Some(p) = &lc.padded {
             l.padded_dimensions = Some(p.clone());

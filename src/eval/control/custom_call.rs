@@ -47,6 +47,16 @@ impl CustomCallRegistry {
         let mut r = CustomCallRegistry::default();
         r.register("myfunc", Arc::new(myfunc));
         r.register("xla_spec.raw_buffer", Arc::new(raw_buffer));
+        // Targets XLA's own passes write into optimised modules.
+        r.register("TopK", Arc::new(top_k));
+        for marker in ["Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape"] {
+            r.register(
+                marker,
+                Arc::new(move |o: &mut [CustomCallBuffer], i: &[CustomCallBuffer]| {
+                    same_values(marker, o, i)
+                }),
+            );
+        }
         r
     }
     pub fn register(&mut self, name: &str, f: CustomCallFn) {
@@ -132,6 +142,89 @@ fn raw_buffer(out: &mut [CustomCallBuffer], ins: &[CustomCallBuffer]) -> Result<
     }
 }
 
+/// Every index of `dims`, in row-major order.
+fn row_major(dims: &[i64]) -> impl Iterator<Item = Vec<i64>> + '_ {
+    let n: i64 = dims.iter().product();
+    (0..n.max(0)).map(move |mut k| {
+        let mut idx = vec![0; dims.len()];
+        for d in (0..dims.len()).rev() {
+            idx[d] = k % dims[d];
+            k /= dims[d];
+        }
+        idx
+    })
+}
+
+/// The sharding markers of SPMD partitioning (`Sharding`, `SPMDFullToShardShape`,
+/// `SPMDShardToFullShape`): with one partition, a shard is the whole array, so each returns its
+/// operand (in the result's layout).
+fn same_values(target: &str, out: &mut [CustomCallBuffer], ins: &[CustomCallBuffer]) -> Result<()> {
+    match (out, ins) {
+        ([o], [i]) if o.shape.dims == i.shape.dims && o.data.ty() == i.data.ty() => {
+            for idx in row_major(&i.shape.dims) {
+                let v = i.data.get(i.offset(&idx));
+                o.data.set(o.offset(&idx), v)?;
+            }
+            Ok(())
+        }
+        _ => Err(contract(
+            target,
+            "takes one array and returns an array of the same type and dimensions (one partition)",
+        )),
+    }
+}
+
+/// XLA's `TopK` target (what `TopkRewriter` writes for `lax.top_k`): operand `[..., n]`, results
+/// `([..., k] values, s32[..., k] indices)` with `k` from the result shape: the `k` largest of
+/// each row in descending order, by total order (so NaN above +inf), ties to the lower index.
+fn top_k(out: &mut [CustomCallBuffer], ins: &[CustomCallBuffer]) -> Result<()> {
+    let bad = || {
+        contract(
+            "TopK",
+            "takes one array [..., n] and returns ([..., k] of its type, s32[..., k]) with k <= n",
+        )
+    };
+    let ([values, indices], [x]) = (out, ins) else {
+        return Err(bad());
+    };
+    let (xd, vd) = (&x.shape.dims, values.shape.dims.clone());
+    let rank = xd.len();
+    if rank == 0
+        || vd.len() != rank
+        || indices.shape.dims != vd
+        || xd[..rank - 1] != vd[..rank - 1]
+        || vd[rank - 1] > xd[rank - 1]
+        || values.data.ty() != x.data.ty()
+        || indices.data.ty() != crate::types::ElementType::S32
+    {
+        return Err(bad());
+    }
+    let (n, k) = (xd[rank - 1], vd[rank - 1]);
+    for row in row_major(&xd[..rank - 1]) {
+        let at = |j: i64| {
+            let mut idx = row.clone();
+            idx.push(j);
+            idx
+        };
+        let mut order: Vec<i64> = (0..n).collect();
+        let keys: Vec<crate::literal::Scalar> =
+            (0..n).map(|j| x.data.get(x.offset(&at(j)))).collect();
+        order.sort_by(|&a, &b| {
+            crate::eval::reduction::fast::order(&keys[b as usize], &keys[a as usize], true)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        for (j, &src) in order.iter().take(k as usize).enumerate() {
+            let dst = at(j as i64);
+            values.data.set(values.offset(&dst), keys[src as usize])?;
+            indices.data.set(
+                indices.offset(&dst),
+                crate::literal::Scalar::S32(src as i32),
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// Array leaves of a shape, in order (tokens have no buffer).
 fn array_leaves(s: &Shape, out: &mut Vec<ArrayShape>) {
     match s {
@@ -175,7 +268,7 @@ pub(super) fn custom_call(
     let target = attrs.target.as_str();
     let f = ev.ctx.options.custom_calls.get(target).ok_or_else(|| {
         Error::runtime(format!(
-            "custom-call target `{target}` is not registered (register it in RunOptions::custom_calls)"
+            "custom-call target `{target}` is not registered: the book's page `reference/custom-call-targets.md` lists the targets xla-spec knows (a library user registers more in RunOptions::custom_calls)"
         ))
         .with_rule("custom-call.unknown_target")
     })?;

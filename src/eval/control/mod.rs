@@ -25,6 +25,7 @@ pub use channels::Channels;
 pub use custom_call::{CustomCallBuffer, CustomCallFn, CustomCallRegistry};
 
 use super::Evaluator;
+use super::movement::relayout;
 use crate::error::{Error, Result};
 use crate::hlo::ast::Instruction;
 use crate::hlo::attrs::Branches;
@@ -41,6 +42,20 @@ enum Channel {
     RecvDone,
 }
 
+fn first<'a>(ops: &[&'a Literal]) -> Result<&'a Literal> {
+    ops.first()
+        .copied()
+        .ok_or_else(|| Error::internal("an asynchronous op without its operand"))
+}
+
+/// Element `k` of a `-start`'s tuple (the verifier proved it exists).
+pub(crate) fn element(t: &Literal, k: usize) -> Result<Literal> {
+    t.as_tuple()
+        .and_then(|t| t.get(k))
+        .cloned()
+        .ok_or_else(|| Error::internal(format!("the start value has no element {k}")))
+}
+
 pub fn eval(
     ev: &Evaluator,
     inst: &Instruction,
@@ -50,6 +65,31 @@ pub fn eval(
     let cloned = || ops.iter().map(|l| (*l).clone()).collect::<Vec<_>>();
     match op {
         ControlOp::Call(c) => ev.call(c.to_apply.0, cloned()),
+        // A fusion computes exactly what its fused computation computes.
+        ControlOp::Fusion(f) => ev.call(f.calls.0, cloned()),
+        // An asynchronous pair computes what its wrapped work computes; the reference runs the
+        // work at the start and carries the value (and zero contexts) to the done.
+        ControlOp::AsyncStart(a) => {
+            let result = ev.call(a.calls.0, cloned())?;
+            let contexts = match &inst.shape {
+                Shape::Tuple(t) => t.iter().skip(2).map(Literal::zeros).collect(),
+                _ => vec![],
+            };
+            let mut parts = vec![Literal::Tuple(cloned()), result];
+            parts.extend(contexts);
+            Ok(Literal::Tuple(parts))
+        }
+        ControlOp::AsyncUpdate => Ok(first(ops)?.clone()),
+        ControlOp::AsyncDone => element(first(ops)?, 1),
+        ControlOp::CopyStart => {
+            let x = first(ops)?.clone();
+            let dest = match &inst.shape {
+                Shape::Tuple(t) if !t.is_empty() => relayout(x.clone(), &t[0]),
+                _ => x.clone(),
+            };
+            Ok(Literal::Tuple(vec![dest, x, Literal::scalar(0u32)]))
+        }
+        ControlOp::CopyDone => element(first(ops)?, 0),
         ControlOp::While(w) => {
             let (cond, body) = (w.condition.0, w.body.0);
             let mut state = ops

@@ -300,13 +300,15 @@ fn replicas_exchange_through_a_channel() {
 }
 
 #[test]
-fn a_peer_outside_the_run_fails_at_once() {
+fn a_run_without_the_peer_is_refused_before_it_starts() {
+    // One replica of a two-replica module would wait for a peer that does not exist: the run's
+    // replica count must be the header's, so it is refused before anything runs.
     let t = format!(
         "HloModule m, replica_count=2\nENTRY e {{\n x = f32[] parameter(0)\n t = token[] after-all()\n r = (f32[], u32[], token[]) recv(t), channel_id=1, {PAIRS}\n s = (f32[], u32[], token[]) send(x, t), channel_id=1, {PAIRS}\n rd = (f32[], token[]) recv-done(r), channel_id=1\n ROOT v = f32[] get-tuple-element(rd), index=0\n}}\n"
     );
     let start = std::time::Instant::now();
     let e = replicated(&t, vec![vec![lit("f32[] 1")]], &RunOptions::default()).unwrap_err();
-    assert_eq!(e.rule.as_deref(), Some("channel.deadlock"), "{e}");
+    assert_eq!(e.rule.as_deref(), Some("run.replicas"), "{e}");
     assert!(start.elapsed() < std::time::Duration::from_secs(5));
 }
 

@@ -138,7 +138,7 @@ fn operand_shape<'m>(ev: &Evaluator<'m>, inst: &Instruction, i: usize) -> Option
 
 /// Gives array values the layouts of a shape (values are row-major whatever the layout; this
 /// only records it).
-fn relayout(l: Literal, shape: &Shape) -> Literal {
+pub(crate) fn relayout(l: Literal, shape: &Shape) -> Literal {
     match (l, shape) {
         (Literal::Array(mut a), Shape::Array(s)) => {
             a.shape.layout = s.layout.clone();

@@ -36,7 +36,7 @@ impl Parser {
                 ));
             }
         };
-        let (mut replica_count, mut num_partitions) = (None, None);
+        let (mut replica_count, mut num_partitions, mut entry_layout) = (None, None, None);
         while self.eat(&Tok::Comma) {
             let loc = self.loc();
             let key = match self.next() {
@@ -61,11 +61,21 @@ impl Parser {
                     replica_count = Some(n);
                 }
                 "num_partitions" => num_partitions = Some(self.int("num_partitions")?),
+                "entry_computation_layout" => {
+                    self.expect(Tok::LBrace, "`{` opening the entry computation layout")?;
+                    self.expect(Tok::LParen, "`(` opening the parameter shapes")?;
+                    let params = comma_list(self, Tok::RParen, "`)`", |p| p.shape())?;
+                    self.expect(Tok::Arrow, "`->` before the result shape")?;
+                    let result = self.shape()?;
+                    self.expect(Tok::RBrace, "`}` closing the entry computation layout")?;
+                    entry_layout = Some((params, result));
+                }
                 _ => {
                     self.opaque_value()?;
                 }
             }
         }
+        self.debug_sections()?;
         let mut entry = None;
         while *self.peek() != Tok::Eof {
             let (id, is_entry) = self.computation()?;
@@ -91,7 +101,43 @@ impl Parser {
             entry,
             replica_count,
             num_partitions,
+            entry_layout,
+            verified_replicas: None,
         })
+    }
+
+    /// The source-location tables XLA prints after the header (`FileNames`, `FunctionNames`,
+    /// `FileLocations`, `StackFrames`): numbered entries that `metadata={stack_frame_id=N}`
+    /// points into. They say where the program came from and do not affect its values.
+    fn debug_sections(&mut self) -> Result<()> {
+        const SECTIONS: [&str; 4] = ["FileNames", "FunctionNames", "FileLocations", "StackFrames"];
+        while matches!(self.peek(), Tok::Word(w) if SECTIONS.contains(&w.as_str()))
+            && matches!(self.peek_at(1), Tok::Word(n) if n.bytes().all(|b| b.is_ascii_digit()))
+        {
+            self.next();
+            while matches!(self.peek(), Tok::Word(n) if n.bytes().all(|b| b.is_ascii_digit())) {
+                self.next();
+                let loc = self.loc();
+                match self.peek() {
+                    Tok::Str(_) => {
+                        self.next();
+                    }
+                    Tok::LBrace => {
+                        self.opaque_value()?;
+                    }
+                    other => {
+                        return Err(syntax(
+                            format!(
+                                "a source-location table entry is a number and a string or `{{...}}`, found {}",
+                                describe(other)
+                            ),
+                            loc,
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     fn computation(&mut self) -> Result<(CompId, bool)> {

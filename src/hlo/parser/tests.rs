@@ -137,3 +137,21 @@ fn pad_of(op: &Op) -> Vec<PadDim> {
         other => panic!("not a pad: {other:?}"),
     }
 }
+
+#[test]
+fn tiled_layouts_and_entry_layouts_are_kept() {
+    let text = "HloModule m, entry_computation_layout={(f32[8,128]{1,0:T(8,128)S(1)})->f32[8,128]{0,1}}\nENTRY e {\n p = f32[8,128]{1,0:T(8,128)S(1)} parameter(0)\n ROOT c = f32[8,128]{0,1} copy(p)\n}\n";
+    let m = parse_module(text).unwrap();
+    let p = &m.entry().instructions[0].shape;
+    assert_eq!(p.to_string(), "f32[8,128]{1,0:T(8,128)S(1)}");
+    let printed = crate::hlo::printer::print_module(&m);
+    assert!(printed.contains("{1,0:T(8,128)S(1)}"), "{printed}");
+    assert!(
+        printed.contains("entry_computation_layout={(f32[8,128]{1,0:T(8,128)S(1)})->"),
+        "{printed}"
+    );
+    assert_eq!(parse_module(&printed).unwrap().entry_layout, m.entry_layout);
+    let (params, result) = m.entry_layout.clone().unwrap();
+    assert_eq!(params.len(), 1);
+    assert_eq!(result.to_string(), "f32[8,128]{0,1}");
+}
