@@ -129,22 +129,31 @@ pub fn check(path: &str, text: &str) -> Vec<String> {
                         SECTIONS.join(", ")
                     )),
                     std::cmp::Ordering::Greater => {
-                        errors.push(format!(
-                            "{path}:{}: the section `{}` is missing{who} (before `{}`)",
-                            h.line, SECTIONS[next], h.title
-                        ));
+                        // A skipped section that comes later is out of order, and is reported
+                        // there; only one that never comes is missing.
+                        if let Some(gone) = SECTIONS[next..k]
+                            .iter()
+                            .find(|s| !children.iter().any(|c| c.title == **s))
+                        {
+                            errors.push(format!(
+                                "{path}:{}: the section `{gone}` is missing{who} (before `{}`)",
+                                h.line, h.title
+                            ));
+                        }
                         next = k + 1;
                     }
                     std::cmp::Ordering::Equal => next = k + 1,
                 }
-            } else if next == 0 || next == SECTIONS.len() {
-                let hint = if h.title.starts_with("Related") {
-                    format!(" (write `{}`)", SECTIONS[7])
-                } else {
-                    String::new()
-                };
+            } else if h.title.starts_with("Related")
+                && !children.iter().any(|c| c.title == SECTIONS[7])
+            {
                 errors.push(format!(
-                    "{path}:{}: `{}` stands {} the template's sections{who}{hint}",
+                    "{path}:{}: `{}` is not a template section{who} (write `{}`)",
+                    h.line, h.title, SECTIONS[7]
+                ));
+            } else if next == 0 || next == SECTIONS.len() {
+                errors.push(format!(
+                    "{path}:{}: `{}` stands {} the template's sections{who}",
                     h.line,
                     h.title,
                     if next == 0 { "before" } else { "after" }
@@ -199,7 +208,9 @@ mod tests {
     fn order_spelling_and_summary() {
         let mut s = SECTIONS.to_vec();
         s.swap(1, 2);
-        assert!(check("ops/x/op.md", &page(&s))[0].contains("out of order"));
+        let e = check("ops/x/op.md", &page(&s));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].contains("out of order"), "{e:?}");
         let mut s = SECTIONS.to_vec();
         s[7] = "Related operations";
         let e = check("ops/x/op.md", &page(&s));

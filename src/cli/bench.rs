@@ -291,7 +291,7 @@ pub fn main(args: &[String]) -> i32 {
             "case", "fast GF/s", "naive GF/s", "fast ms", "kernel"
         );
     }
-    let threads = rayon::current_num_threads();
+    let threads = crate::kernels::pool::threads();
     for (name, full, small) in table() {
         if !name.contains(&filter) {
             continue;

@@ -327,9 +327,11 @@ where
     if mn == 0 {
         return out;
     }
-    out.par_chunks_mut(mn)
-        .enumerate()
-        .for_each(|(b, chunk)| run(b, chunk));
+    crate::kernels::pool::install(|| {
+        out.par_chunks_mut(mn)
+            .enumerate()
+            .for_each(|(b, chunk)| run(b, chunk))
+    });
     out
 }
 

@@ -90,31 +90,6 @@ pub struct Evaluator<'a> {
 /// kilobytes each) with a wide margin; only what is touched is ever committed.
 const REPLICA_STACK_BYTES: usize = 64 << 20;
 
-/// Waits until every replica thread has finished, running the pool's pending work meanwhile when
-/// the caller is itself a rayon worker (the conformance runner and the book run cases in
-/// parallel). The replica threads hand their parallel kernels to the global pool; a worker that
-/// blocked in `join` would hold a thread those kernels need, and with every worker waiting on a
-/// replica (two cases on two cores suffice) nothing would ever run again.
-fn help_pool_until_finished<T>(handles: &[std::io::Result<std::thread::ScopedJoinHandle<'_, T>>]) {
-    if rayon::current_thread_index().is_none() {
-        return;
-    }
-    let mut idle_rounds = 0u32;
-    while !handles
-        .iter()
-        .all(|h| h.as_ref().map_or(true, |h| h.is_finished()))
-    {
-        match rayon::yield_now() {
-            Some(rayon::Yield::Executed) => idle_rounds = 0,
-            _ => {
-                // Back off to at most a millisecond so an idle wait costs no CPU to speak of.
-                std::thread::sleep(Duration::from_micros(20 << idle_rounds.min(6)));
-                idle_rounds += 1;
-            }
-        }
-    }
-}
-
 /// Runs a verified module once (one replica).
 pub fn run(module: &Module, args: Vec<Literal>, options: &RunOptions) -> Result<RunOutput> {
     let mut outs = run_replicated(module, vec![args], options)?;
@@ -232,7 +207,8 @@ pub fn run_replicated(
                     })
             })
             .collect();
-        help_pool_until_finished(&handles);
+        // Blocking here is safe on any thread, a rayon worker included: the replica threads' kernels
+        // run on the kernel pool (`kernels::pool`), never on the caller's.
         handles
             .into_iter()
             .map(|h| match h {
@@ -424,9 +400,10 @@ mod tests {
     }
 
     /// Cases run in parallel on the global rayon pool, and each run waits for its replica thread,
-    /// whose batched dot hands work back to that pool. Before the waiting worker helped the pool,
-    /// once every worker held a case nothing ran again (`xla-spec conform` hung on a two-core
-    /// machine). Sixty-four cases occupy every worker on any machine this runs on.
+    /// whose batched dot is parallel. With the kernels on the global pool, once every worker held
+    /// a case nothing ran again (`xla-spec conform` hung on a two-core machine); helping the pool
+    /// while waiting then nested cases until a worker's stack overflowed. Sixty-four cases occupy
+    /// every worker on any machine this runs on.
     #[test]
     fn runs_on_every_rayon_worker_at_once_do_not_deadlock() {
         use rayon::prelude::*;

@@ -5,6 +5,7 @@ pub mod conv;
 pub mod factor;
 pub mod gemm;
 pub mod pages;
+pub mod pool;
 
 use crate::literal::{C64, C128};
 use half::{bf16, f16};

@@ -147,7 +147,9 @@ where
     F: Fn(T) -> U + Sync + Send,
 {
     if x.len() >= PAR_THRESHOLD {
-        collect_fresh(x.len(), x.par_iter().with_min_len(MIN_CHUNK).map(|&v| f(v)))
+        crate::kernels::pool::install(|| {
+            collect_fresh(x.len(), x.par_iter().with_min_len(MIN_CHUNK).map(|&v| f(v)))
+        })
     } else {
         x.iter().map(|&v| f(v)).collect()
     }
@@ -163,13 +165,15 @@ where
     F: Fn(T, U) -> V + Sync + Send,
 {
     if x.len() >= PAR_THRESHOLD {
-        collect_fresh(
-            x.len(),
-            x.par_iter()
-                .zip(y.par_iter())
-                .with_min_len(MIN_CHUNK)
-                .map(|(&a, &b)| f(a, b)),
-        )
+        crate::kernels::pool::install(|| {
+            collect_fresh(
+                x.len(),
+                x.par_iter()
+                    .zip(y.par_iter())
+                    .with_min_len(MIN_CHUNK)
+                    .map(|(&a, &b)| f(a, b)),
+            )
+        })
     } else {
         x.iter().zip(y.iter()).map(|(&a, &b)| f(a, b)).collect()
     }
@@ -190,7 +194,9 @@ where
     let ct = |v: &[C], i: usize| if v.len() == 1 { v[0] } else { v[i] };
     let g = |i: usize| f(at(a, i), bt(b, i), ct(c, i));
     if n >= PAR_THRESHOLD {
-        collect_fresh(n, (0..n).into_par_iter().with_min_len(MIN_CHUNK).map(g))
+        crate::kernels::pool::install(|| {
+            collect_fresh(n, (0..n).into_par_iter().with_min_len(MIN_CHUNK).map(g))
+        })
     } else {
         (0..n).map(g).collect()
     }

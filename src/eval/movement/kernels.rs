@@ -239,15 +239,17 @@ pub fn gather<T: Copy + Send + Sync>(
     let ds = strides(dims);
     if total >= PARALLEL_MIN && dims.len() >= 2 && dims[0] >= 2 {
         // Split along dimension 0: each task copies a run of whole rows.
-        let rows = dims[0].div_ceil(rayon::current_num_threads() * 4).max(1);
-        out.par_chunks_mut(rows * ds[0])
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                let first = c * rows;
-                let mut sub = dims.to_vec();
-                sub[0] = chunk.len() / ds[0];
-                copy_box(src, off + first as isize * ss[0], ss, chunk, 0, &ds, &sub);
-            });
+        let rows = dims[0].div_ceil(crate::kernels::pool::threads() * 4).max(1);
+        crate::kernels::pool::install(|| {
+            out.par_chunks_mut(rows * ds[0])
+                .enumerate()
+                .for_each(|(c, chunk)| {
+                    let first = c * rows;
+                    let mut sub = dims.to_vec();
+                    sub[0] = chunk.len() / ds[0];
+                    copy_box(src, off + first as isize * ss[0], ss, chunk, 0, &ds, &sub);
+                })
+        });
     } else {
         copy_box(src, off, ss, &mut out, 0, &ds, dims);
     }

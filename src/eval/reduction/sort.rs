@@ -102,7 +102,7 @@ pub fn sort(
             if rows * m < 1 << 14 {
                 (0..rows).map(sort_row).collect()
             } else {
-                (0..rows).into_par_iter().map(sort_row).collect()
+                crate::kernels::pool::install(|| (0..rows).into_par_iter().map(sort_row).collect())
             }
         }
         None => (0..rows)

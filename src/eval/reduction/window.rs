@@ -268,10 +268,12 @@ impl FoldPlan for WindowPlan {
             if out.len() * taps < 1 << 15 {
                 out.chunks_mut(run).enumerate().for_each(one_run);
             } else {
-                out.par_chunks_mut(run)
-                    .with_min_len((4096 / (taps * run)).max(1))
-                    .enumerate()
-                    .for_each(one_run);
+                crate::kernels::pool::install(|| {
+                    out.par_chunks_mut(run)
+                        .with_min_len((4096 / (taps * run)).max(1))
+                        .enumerate()
+                        .for_each(one_run)
+                });
             }
             return out;
         }
@@ -285,11 +287,13 @@ impl FoldPlan for WindowPlan {
         if n * taps < 1 << 15 {
             (0..n).map(one).collect()
         } else {
-            (0..n)
-                .into_par_iter()
-                .with_min_len((4096 / taps).max(1))
-                .map(one)
-                .collect()
+            crate::kernels::pool::install(|| {
+                (0..n)
+                    .into_par_iter()
+                    .with_min_len((4096 / taps).max(1))
+                    .map(one)
+                    .collect()
+            })
         }
     }
 }

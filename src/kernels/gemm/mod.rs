@@ -342,11 +342,7 @@ where
     // instead); larger ones balance row blocks over the threads: a multiple of the thread count,
     // each at most MC.
     let small = m * n * k <= (1 << 21);
-    let threads = if small {
-        1
-    } else {
-        rayon::current_num_threads().max(1)
-    };
+    let threads = if small { 1 } else { super::pool::threads() };
     let blocks = m.div_ceil(kernel.mc).div_ceil(threads) * threads;
     let mc = m.div_ceil(blocks).div_ceil(mr) * mr;
     let mut bpack: Vec<T> = vec![];
@@ -370,7 +366,9 @@ where
             if small {
                 bpack.chunks_mut(nr * kcb).enumerate().for_each(pack_b);
             } else {
-                bpack.par_chunks_mut(nr * kcb).enumerate().for_each(pack_b);
+                super::pool::install(|| {
+                    bpack.par_chunks_mut(nr * kcb).enumerate().for_each(pack_b)
+                });
             }
             let bpack = &bpack;
             let block = |(ib, cblock): (usize, &mut [T])| {
@@ -423,7 +421,7 @@ where
             if small {
                 c.chunks_mut(mc * n).enumerate().for_each(block);
             } else {
-                c.par_chunks_mut(mc * n).enumerate().for_each(block);
+                super::pool::install(|| c.par_chunks_mut(mc * n).enumerate().for_each(block));
             }
         }
     }
