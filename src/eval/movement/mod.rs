@@ -161,6 +161,11 @@ fn iota(inst: &Instruction, dim: usize) -> Result<Array> {
     let inner: usize = dims.iter().skip(dim + 1).product();
     let outer: usize = dims.iter().take(dim).product();
     fn fill<T: Copy>(outer: usize, size: usize, inner: usize, f: impl Fn(i64) -> T) -> Vec<T> {
+        // One line holds size * inner elements; with another dimension of size zero it would be
+        // built and never used, and a size near i64::MAX would never finish.
+        if outer == 0 || inner == 0 || size == 0 {
+            return vec![];
+        }
         let line: Vec<T> = (0..size)
             .flat_map(|v| std::iter::repeat_n(f(v as i64), inner))
             .collect();
