@@ -5,7 +5,7 @@ use crate::backend::Backend;
 use crate::backend::process::{DEFAULT_TIMEOUT, ProcessBackend};
 use crate::conformance::expected::ExpectedFailures;
 use crate::conformance::report::{Verdict, short_reason};
-use crate::conformance::runner::{run_reference_parallel, run_sequential};
+use crate::conformance::runner::{run_jobs, run_reference_parallel, shard};
 use crate::conformance::{Case, Outcome, Report, Status, load_path};
 use crate::eval::RunOptions;
 use std::io::{IsTerminal, Write};
@@ -36,6 +36,13 @@ OPTIONS:
                          fails is XFAIL, one that passes is XPASS, an entry naming no case is
                          reported as stale; only unlisted failures fail the run
     --timeout SECS       per-case timeout for an external backend (default 60)
+    --jobs N             run N copies of the external backend at once (each its own process),
+                         for slow backends; results and reports keep the case order (default 1;
+                         the reference runtime always runs its cases in parallel)
+    --shard K/N          run only shard K of N (K from 0): every N-th case starting at the K-th,
+                         in the order the cases are loaded, so N runs with K = 0..N-1 (on N
+                         machines, or in a CI matrix) together run each case once; expected
+                         failures are judged against every loaded case, so none looks stale
     -h, --help           show this help
 
 Prints one line per failing case (XFAIL/XPASS/STALE lines too with --expected-failures) and closes
@@ -52,6 +59,8 @@ struct Opts {
     report_title: String,
     expected: Option<PathBuf>,
     timeout: Duration,
+    jobs: usize,
+    shard: Option<(usize, usize)>,
 }
 
 fn parse(args: &[String]) -> Result<Option<Opts>, String> {
@@ -64,6 +73,8 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
         report_title: "Conformance report".into(),
         expected: None,
         timeout: DEFAULT_TIMEOUT,
+        jobs: 1,
+        shard: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -76,6 +87,24 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
             "--report-title" => o.report_title = flag_value(&mut it, a)?.to_string(),
             "--expected-failures" => o.expected = Some(PathBuf::from(flag_value(&mut it, a)?)),
             "--timeout" => o.timeout = timeout_value(&mut it, a)?,
+            "--jobs" => {
+                let v = flag_value(&mut it, a)?;
+                o.jobs = v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=256).contains(n))
+                    .ok_or_else(|| format!("--jobs takes 1 to 256, got {v:?}"))?;
+            }
+            "--shard" => {
+                let v = flag_value(&mut it, a)?;
+                let parsed = v
+                    .split_once('/')
+                    .and_then(|(k, n)| Some((k.parse::<usize>().ok()?, n.parse::<usize>().ok()?)))
+                    .filter(|&(k, n)| n >= 1 && k < n);
+                o.shard = Some(parsed.ok_or_else(|| {
+                    format!("--shard takes K/N with 0 <= K < N (e.g. 0/4), got {v:?}")
+                })?);
+            }
             s if s.starts_with("--") => {
                 return Err(format!("unknown option {s} (see `xla-spec help conform`)"));
             }
@@ -137,6 +166,9 @@ pub fn main(args: &[String]) -> i32 {
     if !o.filters.is_empty() {
         cases.retain(|c| o.filters.iter().any(|f| c.name.contains(f.as_str())));
     }
+    if let Some((k, n)) = o.shard {
+        cases = shard(&cases, k, n);
+    }
     let inputs = input_files(&cases);
     for (flag, out) in [("--report", &o.report), ("--report-md", &o.report_md)] {
         let Some(r) = out else { continue };
@@ -167,11 +199,15 @@ pub fn main(args: &[String]) -> i32 {
             )
         }
         Some(cmd) => {
-            let mut b = ProcessBackend::new(cmd, o.timeout);
+            let mut first = ProcessBackend::new(cmd, o.timeout);
             // Names the backend in the reports when it answers (the protocol makes it optional).
-            let _ = b.info();
-            let outs = run_sequential(&cases, &mut b, &on_done);
-            (b.name(), outs)
+            let _ = first.info();
+            let name = first.name();
+            let mut backends: Vec<Box<dyn Backend>> = vec![Box::new(first)];
+            for _ in 1..o.jobs.min(cases.len().max(1)) {
+                backends.push(Box::new(ProcessBackend::new(cmd, o.timeout)));
+            }
+            (name, run_jobs(&cases, backends, &on_done))
         }
     };
     progress.finish();

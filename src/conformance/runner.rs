@@ -307,6 +307,52 @@ pub fn run_sequential(
         .collect()
 }
 
+/// Runs the cases on several backends at once (one per job, each its own process for an
+/// external backend): each job takes the next case not yet taken, so a slow case holds up only
+/// its own job; the outcomes come back in case order.
+pub fn run_jobs(
+    cases: &[Case],
+    backends: Vec<Box<dyn Backend>>,
+    on_done: &(dyn Fn(&Case, &Outcome) + Sync),
+) -> Vec<Outcome> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; cases.len()]);
+    std::thread::scope(|s| {
+        for mut b in backends {
+            let (next, slots) = (&next, &slots);
+            s.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(c) = cases.get(i) else { break };
+                    let o = run_case(c, b.as_mut());
+                    on_done(c, &o);
+                    if let Ok(mut v) = slots.lock() {
+                        v[i] = Some(o);
+                    }
+                }
+            });
+        }
+    });
+    let slots = slots.into_inner().unwrap_or_else(|e| e.into_inner());
+    slots
+        .into_iter()
+        .zip(cases)
+        .map(|(o, c)| {
+            o.unwrap_or_else(|| {
+                Outcome::fail(format!("internal error: no job ran case {}", c.name))
+            })
+        })
+        .collect()
+}
+
+/// The cases of shard `k` of `n` (0-based): every `n`-th case starting at the `k`-th, in the
+/// order they were loaded, so `n` runs with `k = 0..n` together run every case exactly once.
+pub fn shard<T: Clone>(cases: &[T], k: usize, n: usize) -> Vec<T> {
+    cases.iter().skip(k).step_by(n.max(1)).cloned().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
