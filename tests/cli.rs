@@ -249,6 +249,55 @@ fn conform_against_the_example_backend() {
         stdout.contains("d_hang: runtime error [backend.timeout]"),
         "{stdout}"
     );
+    // Three backend processes at once: the same verdicts, the report in case order.
+    // The report goes beside the case directory: inside it, later runs would read it as cases.
+    let report = dir.with_extension("jobs.json");
+    let out = bin()
+        .arg("conform")
+        .arg(&dir)
+        .args([
+            "--backend",
+            &backend,
+            "--timeout",
+            "2",
+            "--jobs",
+            "3",
+            "--report",
+        ])
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("2 passed, 2 failed, 0 skipped"), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let text = json.to_string();
+    let order: Vec<usize> = ["a_ok", "b_crash", "c_ok_after_restart", "d_hang"]
+        .iter()
+        .map(|n| text.find(n).unwrap())
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{text}");
+    // Two shards run disjoint halves that together make the whole suite.
+    let shard = |k: &str| {
+        let out = bin()
+            .arg("conform")
+            .arg(&dir)
+            .args(["--backend", &backend, "--timeout", "2", "--shard", k])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let (s0, s1) = (shard("0/2"), shard("1/2"));
+    // Shard 0 holds cases 0 and 2 (a_ok, c_ok_after_restart), shard 1 cases 1 and 3.
+    assert!(s0.contains("2 passed, 0 failed"), "{s0}");
+    assert!(
+        s1.contains("0 passed, 2 failed") && s1.contains("b_crash") && s1.contains("d_hang"),
+        "{s1}"
+    );
+    let out = bin().args(["conform", "--shard", "2/2"]).output().unwrap();
+    check(&out, 2, "--shard takes K/N");
+    let _ = std::fs::remove_file(&report);
 }
 
 #[test]
@@ -537,4 +586,134 @@ fn golden_record_writes_a_case_with_provenance() {
         .output()
         .unwrap();
     check(&out, 2, "is the module file itself");
+}
+
+fn run_file(file: &std::path::Path, args: &[&str]) -> Output {
+    bin().arg("run").arg(file).args(args).output().unwrap()
+}
+
+fn path(p: &std::path::Path) -> String {
+    p.display().to_string()
+}
+
+fn npy_fixture(name: &str) -> String {
+    format!("@{}/tests/data/npy/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+const XY: &str = "HloModule m\nENTRY e {\n  x = f32[2,3] parameter(0)\n  y = f32[3] parameter(1)\n  b = f32[2,3] broadcast(y), dimensions={1}\n  s = f32[2,3] add(x, b)\n  ROOT t = (f32[2,3], f32[3], s32[]) tuple(s, y, s32[] constant(7))\n}\n";
+
+#[test]
+fn numpy_arguments_and_results() {
+    // One .npy per parameter, NumPy's own files (Fortran order included).
+    let out = run(
+        XY,
+        &[&npy_fixture("x_f32_fortran.npy"), "f32[3] {10, 20, 30}"],
+    );
+    check(&out, 0, "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "(f32[2,3] {{11, 22, 33}, {14, 25, 36}}, f32[3] {10, 20, 30}, s32[] 7)"
+    );
+    // All arguments from one archive, the result to another.
+    let dir = std::env::temp_dir().join(format!("xla-spec-cli-npz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let result = dir.join("r.npz");
+    let _ = std::fs::remove_file(&result);
+    let args = format!(
+        "{}/tests/data/npy/args_compressed.npz",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let f = tmp("xy.hlo", XY);
+    let out = run_file(&f, &["--args", &args, "--out", &path(&result)]);
+    check(&out, 0, "");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("out0: f32[2,3]") && stdout.contains("out2: s32[]"),
+        "{stdout}"
+    );
+    // The written archive reads back as the arguments of a module taking the result's arrays.
+    let back = "HloModule m\nENTRY e {\n  a = f32[2,3] parameter(0)\n  b = f32[3] parameter(1)\n  c = s32[] parameter(2)\n  ROOT t = (f32[2,3], f32[3], s32[]) tuple(a, b, c)\n}\n";
+    let g = tmp("back.hlo", back);
+    let out = run_file(&g, &["--args", &path(&result)]);
+    check(&out, 0, "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "(f32[2,3] {{11, 22, 33}, {14, 25, 36}}, f32[3] {10, 20, 30}, s32[] 7)"
+    );
+    // An existing output is kept unless --force.
+    let before = std::fs::read(&result).unwrap();
+    let out = run_file(&f, &["--args", &args, "--out", &path(&result)]);
+    check(&out, 2, "exists");
+    assert_eq!(std::fs::read(&result).unwrap(), before);
+    let out = run_file(&f, &["--args", &args, "--force", "--out", &path(&result)]);
+    check(&out, 0, "");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn numpy_arguments_per_replica() {
+    // A pmap-style module: each replica adds its own argument into the all-reduce.
+    let module = "HloModule m\nadd { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] all-reduce(p), replica_groups={}, to_apply=add\n}\n";
+    let f = tmp("per_replica.hlo", module);
+    let dir = std::env::temp_dir().join(format!("xla-spec-cli-rep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let args = dir.join("in.npz");
+    let arrays: Vec<(String, xla_spec::literal::Array)> = (0..2)
+        .map(|k| {
+            let v = ndarray::ArrayD::from_shape_vec(vec![2], vec![k as f32 + 1.0, 10.0 * k as f32])
+                .unwrap();
+            (
+                format!("replica{k}_arg0"),
+                xla_spec::literal::Array::from_ndarray(v),
+            )
+        })
+        .collect();
+    let refs: Vec<(String, &xla_spec::literal::Array)> =
+        arrays.iter().map(|(n, a)| (n.clone(), a)).collect();
+    xla_spec::literal::npy::write_npz(&args, &refs).unwrap();
+    let out = run_file(&f, &["--replicas", "2", "--args", &path(&args)]);
+    check(&out, 0, "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "replica 0: f32[2] {3, 10}\nreplica 1: f32[2] {3, 10}"
+    );
+    // Three replicas need replica2_arg0, which the archive lacks: exit 2 naming it.
+    let out = run_file(&f, &["--replicas", "3", "--args", &path(&args)]);
+    check(
+        &out,
+        2,
+        "no array for parameter 0 (p: f32[2]): looked for replica2_arg0",
+    );
+    // The header's replica_count is the run's when --replicas is not given.
+    let one = tmp(
+        "per_replica_rc.hlo",
+        &module.replace("HloModule m", "HloModule m, replica_count=2"),
+    );
+    let out = run_file(&one, &["--args", &path(&args)]);
+    check(&out, 0, "");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn numpy_files_that_do_not_fit_exit_2_naming_file_and_parameter() {
+    let out = run(XY, &[&npy_fixture("h_f16.npy"), "f32[3] {1, 2, 3}"]);
+    check(
+        &out,
+        2,
+        "h_f16.npy: holds dtype '<f2' but parameter 0 (x: f32[2,3]) needs <f4",
+    );
+    let out = run(
+        XY,
+        &["f32[2,3] {{1,2,3},{4,5,6}}", &npy_fixture("x_f32.npy")],
+    );
+    check(&out, 2, "parameter 1 (y: f32[3])");
+    let out = run(XY, &[&npy_fixture("missing.npy"), "f32[3] {1, 2, 3}"]);
+    check(&out, 2, "missing.npy");
+    let args = format!("{}/tests/data/npy/args.npz", env!("CARGO_MANIFEST_DIR"));
+    let out = run(ADD, &["--args", &args]);
+    check(&out, 2, "no array for parameter 0 (p: f32[2])");
+    let out = run(XY, &["--args", &args, "f32[3] {1, 2, 3}"]);
+    check(&out, 2, "not both");
+    let out = run(XY, &["--args", &args, "--out", "r.txt"]);
+    check(&out, 2, "FILE.npz");
 }

@@ -6,6 +6,8 @@
 //! sizes, which is how a dimension's dynamic size travels with the value.
 
 mod json;
+mod ndarray_bridge;
+pub mod npy;
 pub mod parse;
 pub mod text;
 
