@@ -529,11 +529,16 @@ fn bitcast(ctx: &Ctx) -> Result<Shape> {
     let a = ctx.array(0)?;
     let out = array_result(ctx, "bitcast.array_result")?;
     ensure!(
-        out.ty == a.ty,
-        "bitcast.same_type",
-        "the reference's bitcast keeps the element type ({} to {} requested); use bitcast-convert to reinterpret element bits",
+        out.ty == a.ty
+            || (out.ty.byte_size() == a.ty.byte_size()
+                && out.ty != ElementType::Pred
+                && a.ty != ElementType::Pred),
+        "bitcast.same_element_width",
+        "bitcast may change the element type only to another of the same width (not pred): {} is {} byte(s), {} is {}",
         a.ty,
-        out.ty
+        a.ty.byte_size(),
+        out.ty,
+        out.ty.byte_size()
     );
     ensure!(
         !a.is_dynamic() && !out.is_dynamic(),

@@ -14,7 +14,7 @@
 
 mod binary;
 pub mod compare;
-mod convert;
+pub(crate) mod convert;
 pub mod math;
 mod unary;
 

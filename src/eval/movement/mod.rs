@@ -577,6 +577,13 @@ fn bitcast(ev: &Evaluator, inst: &Instruction, a: &Array) -> Result<Array> {
         .ok_or_else(|| Error::internal("bitcast operand shape not found"))?;
     let buf = a.to_buffer(Some(&layout))?;
     let decl = Evaluator::result_array_shape(inst)?;
+    // Another element type of the same width (the verifier allows no other): each buffer slot's
+    // bits are read as the new type, as XLA's optimised modules do in sort comparators.
+    let buf = if decl.ty == a.ty() {
+        buf
+    } else {
+        crate::eval::elementwise::convert::bitcast(&buf, decl.ty)?
+    };
     Array::from_buffer(decl.clone(), &buf)
 }
 
