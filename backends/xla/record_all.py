@@ -287,6 +287,76 @@ case(K, "after_all_add_dependency", "ENTRY e {\n  a = f32[3] parameter(0)\n  t =
 case(K, "token_parameter", "ENTRY e {\n  a = f32[2] parameter(0)\n  t = token[] parameter(1)\n  ROOT r = f32[2] add-dependency(a, t)\n}")
 
 
+# ---------------------------------------------------------------- oneDNN custom calls
+# The targets XLA:CPU's oneDNN rewriter writes into optimised modules, with the backend_config
+# fields jaxlib 0.10.2 reads (probed against it: a field it does not know aborts the process).
+# `__onednn$softmax` is not here: XLA:CPU (jaxlib 0.10.2) returns uninitialised memory for it.
+def onednn(name, params, result, target, config, tol=F32_APPROX):
+    body = "".join(f"  p{i} = {s} parameter({i})\n" for i, s in enumerate(params))
+    operands = ", ".join(f"p{i}" for i in range(len(params)))
+    body += (f"  ROOT r = {result} custom-call({operands}), custom_call_target=\"{target}\", "
+             f"backend_config={config}\n")
+    case(K, f"onednn_{name}", "ENTRY e {\n" + body + "}", tolerance=tol)
+
+
+def mm(fusions="", ta=False, tb=False):
+    f = f',"fusions":{{{fusions}}}' if fusions else ""
+    return (f'{{"onednn_matmul_config":{{"transpose_a":{str(ta).lower()},'
+            f'"transpose_b":{str(tb).lower()}{f}}}}}')
+
+
+M = "__onednn$matmul"
+onednn("matmul_f32", ["f32[3,4]", "f32[4,5]"], "f32[3,5]", M, mm())
+onednn("matmul_transpose_both", ["f32[4,3]", "f32[5,4]"], "f32[3,5]", M, mm(ta=True, tb=True))
+onednn("matmul_batch_broadcast", ["f32[2,3,4]", "f32[1,4,5]"], "f32[2,3,5]", M, mm())
+onednn("matmul_bias_relu", ["f32[3,4]", "f32[4,5]", "f32[1,5]"], "f32[3,5]", M,
+       mm('"ops":["BIAS","RELU"]'))
+for act in ["GELU_ERF", "GELU_TANH", "TANH", "SIGMOID", "ELU", "SWISH", "RELU6"]:
+    onednn(f"matmul_bias_{act.lower()}", ["f32[3,4]", "f32[4,5]", "f32[3,5]"], "f32[3,5]", M,
+           mm(f'"ops":["BIAS","{act}"]'))
+onednn("matmul_binary_add_linear", ["f32[3,4]", "f32[4,5]", "f32[3,1]"], "f32[3,5]", M,
+       mm('"ops":["BINARY_ADD","LINEAR"],"alpha":0.5'))
+onednn("matmul_bf16", ["bf16[3,4]", "bf16[4,5]"], "bf16[3,5]", M, mm(), tol=HALF_APPROX)
+onednn("layernorm_scale_and_shift", ["f32[4,6]", "f32[6]", "f32[6]"], "f32[4,6]",
+       "__onednn$layernorm",
+       # epsilon_typecast holds 1e-5's f32 bits as an int32.
+       '{"onednn_layer_norm_config":{"rescale":"SCALE_AND_SHIFT","epsilon_typecast":925353388}}')
+
+
+def conv(inp, ker, out, window, groups=1, fusions=""):
+    def data(b, f, s):
+        return f'{{"data":{{"batch_dim":"{b}","feature_dim":"{f}","spatial_dims":{json_list(s)}}}}}'
+    f = f',"fusions":{{{fusions}}}' if fusions else ""
+    k = (f'{{"filter":{{"input_feature_dim":"{ker[0]}","output_feature_dim":"{ker[1]}",'
+         f'"spatial_dims":{json_list(ker[2])}}}}}')
+    w = ",".join(f'"{key}":{json_list(v)}' for key, v in window.items())
+    return (f'{{"onednn_conv_config":{{"dims":"{len(inp[2]) + 2}","input":{data(*inp)},'
+            f'"kernel":{k},"output":{data(*out)},"window":{{{w}}},"feature_groups":"{groups}"{f}}}}}')
+
+
+def json_list(v):
+    return "[" + ",".join(f'"{x}"' for x in v) + "]"
+
+
+C = "__onednn$convolution"
+NWC = (0, 2, [1])
+onednn("conv_1d_stride_pad", ["f32[2,7,3]", "f32[3,3,4]"], "f32[2,4,4]", C,
+       conv(NWC, (1, 2, [0]), NWC,
+            {"pad_left": [1], "pad_right": [1], "strides": [2], "window_dilations": [1]}))
+NCHW = (0, 1, [2, 3])
+onednn("conv_2d_dilated_nchw", ["f32[1,3,6,6]", "f32[4,3,2,2]"], "f32[1,4,4,4]", C,
+       conv(NCHW, (1, 0, [2, 3]), NCHW,
+            {"pad_left": [0, 0], "pad_right": [0, 0], "strides": [1, 1],
+             "window_dilations": [2, 2]}))
+onednn("conv_feature_groups", ["f32[1,5,4]", "f32[2,2,6]"], "f32[1,4,6]", C,
+       conv(NWC, (1, 2, [0]), NWC,
+            {"pad_left": [0], "pad_right": [0], "strides": [1], "window_dilations": [1]},
+            groups=2))
+# A convolution with post-ops (BIAS, RELU) aborts XLA:CPU (jaxlib 0.10.2) with "could not create a
+# primitive descriptor" whatever the bias shape; the reference's reading is in src/eval/control/tests.rs.
+
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--xla-spec", default=os.environ.get("XLA_SPEC", "target/debug/xla-spec"))

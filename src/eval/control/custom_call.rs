@@ -34,10 +34,22 @@ impl CustomCallBuffer {
 pub type CustomCallFn =
     Arc<dyn Fn(&mut [CustomCallBuffer], &[CustomCallBuffer]) -> Result<()> + Send + Sync>;
 
+/// A target that also reads the call's `backend_config` (the text between the braces, or the
+/// string, as written; empty when the call has none): XLA's own targets carry their parameters
+/// there.
+pub type ConfiguredCallFn =
+    Arc<dyn Fn(&mut [CustomCallBuffer], &[CustomCallBuffer], &str) -> Result<()> + Send + Sync>;
+
+#[derive(Clone)]
+enum Entry {
+    Plain(CustomCallFn),
+    Configured(ConfiguredCallFn),
+}
+
 /// Named Rust functions `custom-call` can invoke.
 #[derive(Default, Clone)]
 pub struct CustomCallRegistry {
-    targets: HashMap<String, CustomCallFn>,
+    targets: HashMap<String, Entry>,
 }
 
 impl CustomCallRegistry {
@@ -57,17 +69,38 @@ impl CustomCallRegistry {
                 }),
             );
         }
+        // XLA:CPU's oneDNN rewrites, parameterised by their backend_config.
+        r.register_configured("__onednn$matmul", Arc::new(super::onednn::matmul));
+        r.register_configured("__onednn$layernorm", Arc::new(super::onednn::layernorm));
+        r.register_configured("__onednn$softmax", Arc::new(super::onednn::softmax));
+        r.register_configured("__onednn$convolution", Arc::new(super::onednn::convolution));
         r
     }
     pub fn register(&mut self, name: &str, f: CustomCallFn) {
-        self.targets.insert(name.to_string(), f);
+        self.targets.insert(name.to_string(), Entry::Plain(f));
     }
-    pub fn get(&self, name: &str) -> Option<&CustomCallFn> {
-        self.targets.get(name)
+    pub fn register_configured(&mut self, name: &str, f: ConfiguredCallFn) {
+        self.targets.insert(name.to_string(), Entry::Configured(f));
+    }
+    pub fn contains(&self, name: &str) -> bool {
+        self.targets.contains_key(name)
+    }
+    /// Runs target `name`; `None` when no such target is registered.
+    pub fn call(
+        &self,
+        name: &str,
+        out: &mut [CustomCallBuffer],
+        ins: &[CustomCallBuffer],
+        backend_config: &str,
+    ) -> Option<Result<()>> {
+        Some(match self.targets.get(name)? {
+            Entry::Plain(f) => f(out, ins),
+            Entry::Configured(f) => f(out, ins, backend_config),
+        })
     }
 }
 
-fn contract(target: &str, msg: impl std::fmt::Display) -> Error {
+pub(super) fn contract(target: &str, msg: impl std::fmt::Display) -> Error {
     Error::runtime(format!("custom-call target `{target}`: {msg}"))
         .with_rule("custom-call.target_contract")
 }
@@ -143,7 +176,7 @@ fn raw_buffer(out: &mut [CustomCallBuffer], ins: &[CustomCallBuffer]) -> Result<
 }
 
 /// Every index of `dims`, in row-major order.
-fn row_major(dims: &[i64]) -> impl Iterator<Item = Vec<i64>> + '_ {
+pub(super) fn row_major(dims: &[i64]) -> impl Iterator<Item = Vec<i64>> + '_ {
     let n: i64 = dims.iter().product();
     (0..n.max(0)).map(move |mut k| {
         let mut idx = vec![0; dims.len()];
@@ -266,12 +299,17 @@ pub(super) fn custom_call(
     ops: &[&Literal],
 ) -> Result<Literal> {
     let target = attrs.target.as_str();
-    let f = ev.ctx.options.custom_calls.get(target).ok_or_else(|| {
+    let registry = &ev.ctx.options.custom_calls;
+    let unknown = || {
         Error::runtime(format!(
             "custom-call target `{target}` is not registered: the book's page `reference/custom-call-targets.md` lists the targets xla-spec knows (a library user registers more in RunOptions::custom_calls)"
         ))
         .with_rule("custom-call.unknown_target")
-    })?;
+    };
+    // Checked before the operands are laid out into buffers.
+    if !registry.contains(target) {
+        return Err(unknown());
+    }
     // Operand layouts: operand_layout_constraints when given, else each value's own layout.
     let constraints = &attrs.operand_layouts;
     let mut ins = vec![];
@@ -308,7 +346,14 @@ pub(super) fn custom_call(
             }
         })
         .collect();
-    f(&mut outs, &ins)?;
+    let config = attrs
+        .backend_config
+        .as_ref()
+        .map(|c| c.0.as_str())
+        .unwrap_or("");
+    registry
+        .call(target, &mut outs, &ins, config)
+        .ok_or_else(unknown)??;
     let arrays = outs
         .into_iter()
         .zip(&leaves)

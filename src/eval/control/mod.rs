@@ -20,9 +20,10 @@
 
 mod channels;
 mod custom_call;
+mod onednn;
 
 pub use channels::Channels;
-pub use custom_call::{CustomCallBuffer, CustomCallFn, CustomCallRegistry};
+pub use custom_call::{ConfiguredCallFn, CustomCallBuffer, CustomCallFn, CustomCallRegistry};
 
 use super::Evaluator;
 use super::movement::relayout;

@@ -405,3 +405,176 @@ fn composite_call_runs_its_decomposition_and_checks_its_attributes() {
         "call.composite_attributes"
     );
 }
+
+fn onednn(target: &str, params: &[&str], result: &str, config: &str) -> String {
+    let mut t = String::from("HloModule m\nENTRY e {\n");
+    for (i, p) in params.iter().enumerate() {
+        t += &format!("  p{i} = {p} parameter({i})\n");
+    }
+    let ops: Vec<String> = (0..params.len()).map(|i| format!("p{i}")).collect();
+    t += &format!(
+        "  ROOT r = {result} custom-call({}), custom_call_target=\"{target}\", backend_config={config}\n}}\n",
+        ops.join(", ")
+    );
+    t
+}
+
+#[test]
+fn onednn_matmul_post_ops_and_broadcasts() {
+    let a = "f32[2,3] {{1, -2, 3}, {4, 5, -6}}";
+    let b = "f32[3,2] {{1, 0}, {0, 1}, {1, 1}}";
+    // The product is {{4, 1}, {-2, -1}}.
+    let t = onednn(
+        "__onednn$matmul",
+        &["f32[2,3]", "f32[3,2]"],
+        "f32[2,2]",
+        "{}",
+    );
+    assert_eq!(ok(&t, &[a, b]), "f32[2,2] {{4, 1}, {-2, -1}}");
+    // A config written as a quoted string, as older dumps do.
+    let t = onednn(
+        "__onednn$matmul",
+        &["f32[2,3]", "f32[3,2]", "f32[2,1]"],
+        "f32[2,2]",
+        r#""{\"onednn_matmul_config\":{\"fusions\":{\"ops\":[\"BINARY_ADD\",\"RELU\",\"LINEAR\"],\"alpha\":0.5}}}""#,
+    );
+    assert_eq!(
+        ok(&t, &[a, b, "f32[2,1] {{0}, {3}}"]),
+        "f32[2,2] {{2, 0.5}, {0.5, 1}}"
+    );
+    // alpha_typecast (0.5f's bits), as other XLA versions write it.
+    let t = onednn(
+        "__onednn$matmul",
+        &["f32[2,3]", "f32[3,2]"],
+        "f32[2,2]",
+        r#"{"onednn_matmul_config":{"fusions":{"ops":["LINEAR"],"alpha_typecast":1056964608}}}"#,
+    );
+    assert_eq!(ok(&t, &[a, b]), "f32[2,2] {{2, 0.5}, {-1, -0.5}}");
+    // Batch dimension 1 on one side broadcasts.
+    let t = onednn(
+        "__onednn$matmul",
+        &["f32[2,1,2]", "f32[1,2,1]"],
+        "f32[2,1,1]",
+        "{}",
+    );
+    assert_eq!(
+        ok(
+            &t,
+            &[
+                "f32[2,1,2] {{{1, 2}}, {{3, 4}}}",
+                "f32[1,2,1] {{{10}, {1}}}"
+            ]
+        ),
+        "f32[2,1,1] {{{12}}, {{34}}}"
+    );
+}
+
+#[test]
+fn onednn_convolution_with_post_ops_and_groups() {
+    // 1-D NWC, two groups of one input feature each, two outputs per group; then BIAS and RELU,
+    // which XLA:CPU (jaxlib 0.10.2) aborts on.
+    let cfg = r#"{"onednn_conv_config":{"input":{"data":{"batch_dim":"0","feature_dim":"2","spatial_dims":["1"]}},"kernel":{"filter":{"input_feature_dim":"1","output_feature_dim":"2","spatial_dims":["0"]}},"output":{"data":{"batch_dim":"0","feature_dim":"2","spatial_dims":["1"]}},"window":{"pad_left":["0"],"pad_right":["0"],"strides":["1"],"window_dilations":["1"]},"feature_groups":"2","fusions":{"ops":["BIAS","RELU"]}}}"#;
+    let t = onednn(
+        "__onednn$convolution",
+        &["f32[1,2,2]", "f32[1,1,4]", "f32[1,1,4]"],
+        "f32[1,2,4]",
+        cfg,
+    );
+    // Output features 0,1 see input feature 0; 2,3 see input feature 1.
+    assert_eq!(
+        ok(
+            &t,
+            &[
+                "f32[1,2,2] {{{1, 10}, {2, 20}}}",
+                "f32[1,1,4] {{{1, -1, 1, -1}}}",
+                "f32[1,1,4] {{{0, 0, -15, 100}}}"
+            ]
+        ),
+        "f32[1,2,4] {{{1, 0, 0, 90}, {2, 0, 5, 80}}}"
+    );
+}
+
+#[test]
+fn onednn_layernorm_and_softmax() {
+    let t = onednn(
+        "__onednn$layernorm",
+        &["f32[1,4]"],
+        "f32[1,4]",
+        r#"{"onednn_layer_norm_config":{"epsilon_typecast":0}}"#,
+    );
+    // Mean 2.5, variance 1.25 (divided by n).
+    let got = ok(&t, &["f32[1,4] {{1, 2, 3, 4}}"]);
+    assert_eq!(
+        got,
+        "f32[1,4] {{-1.3416408, -0.4472136, 0.4472136, 1.3416408}}"
+    );
+    let t = onednn(
+        "__onednn$softmax",
+        &["f32[3,1]"],
+        "f32[3,1]",
+        r#"{"onednn_softmax_config":{"softmax_axis":0}}"#,
+    );
+    assert_eq!(
+        ok(&t, &["f32[3,1] {{1000}, {1000}, {-inf}}"]),
+        "f32[3,1] {{0.5}, {0.5}, {0}}"
+    );
+}
+
+#[test]
+fn onednn_configs_that_do_not_fit_are_contract_errors() {
+    let o = RunOptions::default();
+    let a = [
+        "f32[2,3] {{1, 2, 3}, {4, 5, 6}}",
+        "f32[3,2] {{1, 0}, {0, 1}, {1, 1}}",
+    ];
+    let mm =
+        |cfg: &str, result: &str| onednn("__onednn$matmul", &["f32[2,3]", "f32[3,2]"], result, cfg);
+    let cases = [
+        mm(
+            r#"{"onednn_matmul_config":{"fusions":{"ops":["BIAS"]}}}"#,
+            "f32[2,2]",
+        ),
+        mm(
+            r#"{"onednn_matmul_config":{"fusions":{"ops":["NO_SUCH_OP"]}}}"#,
+            "f32[2,2]",
+        ),
+        mm(
+            r#"{"onednn_matmul_config":{"transpose_a":true}}"#,
+            "f32[2,2]",
+        ),
+        mm("{}", "f32[2,3]"),
+        mm("{not json}", "f32[2,2]"),
+        onednn(
+            "__onednn$softmax",
+            &["f32[2]"],
+            "f32[2]",
+            r#"{"onednn_softmax_config":{"softmax_axis":"1"}}"#,
+        ),
+        onednn(
+            "__onednn$layernorm",
+            &["f32[2,3]"],
+            "f32[2,3]",
+            r#"{"onednn_layer_norm_config":{"rescale":"SCALE_AND_SHIFT"}}"#,
+        ),
+        onednn(
+            "__onednn$convolution",
+            &["f32[2,3]", "f32[3,2]"],
+            "f32[2,2]",
+            r#"{"onednn_conv_config":{"input":{"data":{"batch_dim":"0","feature_dim":"0"}}}}"#,
+        ),
+    ];
+    for t in cases {
+        let args: Vec<&str> = if t.contains("softmax") {
+            vec!["f32[2] {1, 2}"]
+        } else if t.contains("layernorm") {
+            vec![a[0]]
+        } else {
+            a.to_vec()
+        };
+        assert_eq!(
+            err_rule(&t, &args, &o),
+            "custom-call.target_contract",
+            "{t}"
+        );
+    }
+}
