@@ -11,14 +11,15 @@ StableHLO (hlo_to_stablehlo on its serialized proto), compiled by the CPU client
 Multiple replicas need XLA_FLAGS=--xla_force_host_platform_device_count=N, which must be set before
 jax starts: this program re-executes itself with the flag when it is not set.
 
+The HLO parsing, StableHLO import and literal conversion are shared with the StableHLO
+interpreter adapter in backends/common/hlo_to_stablehlo.py.
+
 Set up with `bash backends/xla/setup.sh` (a pinned virtual environment under target/).
 """
 
-import json
 import os
 import re
 import sys
-import warnings
 
 MAX_REPLICAS = 8
 FLAG = f"--xla_force_host_platform_device_count={MAX_REPLICAS}"
@@ -26,196 +27,20 @@ if FLAG not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + FLAG).strip()
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+# The HLO-to-StableHLO conversion and the helpers both adapters share.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+
 import numpy as np  # noqa: E402
-import ml_dtypes  # noqa: E402
 import jax  # noqa: E402
 import jaxlib  # noqa: E402
-import jaxlib._hlo as hlo  # noqa: E402
-from jaxlib import _jax  # noqa: E402
 from jax._src.lib import xla_client as xc  # noqa: E402
+from hlo_to_stablehlo import (  # noqa: E402,F401  (re-exported for scripts importing this module)
+    DTYPES, NAMES, Unsupported, assemble, entry_layout, flatten_literal, leaves, literal_to_numpy,
+    needs_wrapper, numpy_to_literal, parse_shape, serve, shape_str, shape_text, to_stablehlo,
+    unwrap, wrap)
 
-# The adapter forks only to run XLA's parser in a child that does nothing else and exits.
-warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called")
 # Without this jax silently narrows 64-bit arguments to 32 bits.
 jax.config.update("jax_enable_x64", True)
-
-DTYPES = {
-    "pred": np.bool_,
-    "s8": np.int8,
-    "s16": np.int16,
-    "s32": np.int32,
-    "s64": np.int64,
-    "u8": np.uint8,
-    "u16": np.uint16,
-    "u32": np.uint32,
-    "u64": np.uint64,
-    "f16": np.float16,
-    "bf16": ml_dtypes.bfloat16,
-    "f32": np.float32,
-    "f64": np.float64,
-    "c64": np.complex64,
-    "c128": np.complex128,
-}
-NAMES = {np.dtype(v): k for k, v in DTYPES.items()}
-
-
-class Unsupported(Exception):
-    pass
-
-
-# ---------------------------------------------------------------- shapes
-
-
-def parse_shape(text):
-    """Parses an HLO shape into ('array', type, dims) | ('tuple', [shapes]) | ('token',)."""
-    pos = 0
-
-    def skip():
-        nonlocal pos
-        while pos < len(text) and text[pos] in " \t\n":
-            pos += 1
-
-    def shape():
-        nonlocal pos
-        skip()
-        if text.startswith("(", pos):
-            pos += 1
-            elems = []
-            skip()
-            if text.startswith(")", pos):
-                pos += 1
-                return ("tuple", elems)
-            while True:
-                elems.append(shape())
-                skip()
-                if text.startswith(",", pos):
-                    pos += 1
-                    continue
-                if text.startswith(")", pos):
-                    pos += 1
-                    return ("tuple", elems)
-                raise ValueError(f"bad tuple shape {text!r}")
-        m = re.compile(r"([a-z0-9]+)\[([^\]]*)\](\{[^}]*\})?").match(text, pos)
-        if not m:
-            raise ValueError(f"bad shape {text[pos:pos + 40]!r}")
-        pos = m.end()
-        ty = m.group(1)
-        if ty == "token":
-            return ("token",)
-        raw = [d.strip() for d in m.group(2).split(",") if d.strip()]
-        dims = [int(d.replace("<=", "")) for d in raw]
-        dynamic = [d.startswith("<=") for d in raw]
-        return ("array", ty, dims, dynamic, m.group(0))
-
-    s = shape()
-    return s
-
-
-def shape_text(ty, dims):
-    return f"{ty}[{','.join(str(d) for d in dims)}]"
-
-
-def leaves(shape):
-    if shape[0] == "tuple":
-        out = []
-        for s in shape[1]:
-            out.extend(leaves(s))
-        return out
-    return [shape]
-
-
-# ---------------------------------------------------------------- literals
-
-
-def scalar_in(ty, v):
-    if ty in ("c64", "c128"):
-        return complex(float_in(v[0]), float_in(v[1]))
-    if ty in ("f16", "bf16", "f32", "f64"):
-        return float_in(v)
-    return v
-
-
-def float_in(v):
-    if isinstance(v, str):
-        return {"nan": float("nan"), "-nan": -float("nan"), "inf": float("inf"), "-inf": -float("inf")}[v]
-    return float(v)
-
-
-def flatten_literal(lit):
-    """The array leaves of a (possibly nested tuple) literal, in order; tokens are dropped (the
-    entry wrapper makes its own)."""
-    if "tuple" in lit:
-        out = []
-        for e in lit["tuple"]:
-            out.extend(flatten_literal(e))
-        return out
-    if "token" in lit:
-        return []
-    return [lit]
-
-
-def literal_to_numpy(lit):
-    kind, ty, dims = parse_shape(lit["shape"])[:3]
-    dtype = DTYPES[ty]
-    data = [scalar_in(ty, v) for v in lit["data"]]
-    if ty in ("u64", "s64"):
-        arr = np.array(data, dtype=dtype)
-    else:
-        arr = np.array(data, dtype=np.float64 if ty in ("f16", "bf16") else None).astype(dtype) if data else np.zeros(0, dtype)
-    return arr.reshape(dims)
-
-
-def float_out(x):
-    x = float(x)
-    if x != x:
-        return "-nan" if np.signbit(x) else "nan"
-    if x in (float("inf"), float("-inf")):
-        return "inf" if x > 0 else "-inf"
-    return x
-
-
-def numpy_to_literal(arr, ty):
-    arr = np.asarray(arr)
-    want = np.dtype(DTYPES[ty])
-    if arr.dtype != want:
-        # XLA:CPU hands back some results in a buffer typed by their bits (rng-bit-generator with
-        # a signed or float output returns the unsigned bits): reinterpret, as the shape says.
-        arr = arr.view(want) if arr.dtype.itemsize == want.itemsize else arr.astype(want)
-    flat = arr.reshape(-1)
-    if ty == "pred":
-        data = [bool(x) for x in flat]
-    elif ty in ("c64", "c128"):
-        data = [[float_out(x.real), float_out(x.imag)] for x in flat]
-    elif ty in ("f16", "bf16", "f32", "f64"):
-        # repr of a numpy scalar is its shortest round-trip form.
-        data = [float_out(x) if not np.isfinite(x) else float(repr_float(x)) for x in flat]
-    else:
-        data = [int(x) for x in flat]
-    return {"shape": shape_text(ty, list(np.asarray(arr).shape)), "data": data}
-
-
-def repr_float(x):
-    s = str(x)
-    return s
-
-
-def assemble(shape, arrays):
-    """Rebuilds the (possibly nested tuple) result from XLA's flattened outputs."""
-    it = iter(arrays)
-
-    def build(s):
-        if s[0] == "tuple":
-            return {"tuple": [build(e) for e in s[1]]}
-        if s[0] == "token":
-            next(it)
-            return {"token": True}
-        return numpy_to_literal(next(it), s[1])
-
-    return build(shape)
-
-
-
-# ---------------------------------------------------------------- execution
 
 _client = None
 
@@ -227,169 +52,9 @@ def client():
     return _client
 
 
-def entry_layout(module):
-    """The entry computation's parameter shapes and result shape, from XLA's own parse."""
-    text = module.to_string()
-    # XLA's printer annotates long tuples with /*index=N*/ comments.
-    first = re.sub(r"/\*.*?\*/", "", text.split("\n", 1)[0])
-    m = re.search(r"entry_computation_layout=\{\((.*)\)->(.*)\}", first)
-    if not m:
-        raise Unsupported("cannot read the entry computation layout")
-    params = parse_shape("(" + m.group(1) + ")")[1]
-    return params, parse_shape(m.group(2))
-
-
-def shape_str(shape):
-    if shape[0] == "tuple":
-        return "(" + ", ".join(shape_str(e) for e in shape[1]) + ")"
-    if shape[0] == "token":
-        return "token[]"
-    return shape[4]
-
-
-def static_str(shape):
-    """The shape with every dynamic dimension at its bound (how arguments and results travel)."""
-    return f"{shape[1]}[{','.join(str(d) for d in shape[2])}]"
-
-
-def needs_wrapper(params, result):
-    def odd(s, top):
-        if s[0] == "tuple":
-            return top or any(odd(e, False) for e in s[1])
-        if s[0] == "token":
-            return top
-        return any(s[3])
-    # A token cannot be read back as an array: the wrapper leaves tokens out of its result.
-    return any(odd(p, True) for p in params) or any(l[0] == "token" for l in leaves(result))
-
-
 # Opcodes XLA:CPU cannot run here: infeed/outfeed/send/recv wait for a host transfer that never
 # comes, so they would hang until the harness's timeout. Refuse them at once.
 BLOCKING = re.compile(r"=\s*[^=]*?\b(infeed|outfeed|send|recv|send-done|recv-done)\(")
-
-
-def wrap(text, params, result, args):
-    """Rewrites the module so its ENTRY takes and returns only arrays: a new ENTRY takes the array
-    leaves of the arguments, builds tuples, makes tokens with after-all, calls the original entry,
-    and returns its result's array leaves as one flat tuple (tokens left out)."""
-    m = re.search(r"^ENTRY\s+%?([\w.\-]+)", text, re.M)
-    if not m:
-        raise Unsupported("cannot find the ENTRY computation")
-    # The old entry becomes an ordinary computation under a fresh name: the StableHLO import
-    # calls its entry function `main` and would confuse an old entry of that name with it.
-    name = "xla_adapter_original"
-    body = text[: m.start()] + name + text[m.end():]
-    body = re.sub(r",\s*entry_computation_layout=\{[^\n]*?\}(?=,|\n|$)", "", body, count=1)
-    lines = []
-    flat = []
-    counter = [0]
-
-    def fresh(prefix):
-        counter[0] += 1
-        return f"xla_adapter_{prefix}{counter[0]}"
-
-    def build(shape, lit):
-        if shape[0] == "token":
-            v = fresh("tok")
-            lines.append(f"  {v} = token[] after-all()")
-            return v
-        if shape[0] == "tuple":
-            if "tuple" not in lit or len(lit["tuple"]) != len(shape[1]):
-                raise ValueError(f"argument does not match parameter shape {shape_str(shape)}")
-            parts = [build(e, l) for e, l in zip(shape[1], lit["tuple"])]
-            v = fresh("tuple")
-            lines.append(f"  {v} = {shape_str(shape)} tuple({', '.join(parts)})")
-            return v
-        if "shape" not in lit:
-            raise ValueError(f"argument does not match parameter shape {shape_str(shape)}")
-        p = fresh("arg")
-        lines.append(f"  {p} = {shape_str(shape)} parameter({len(flat)})")
-        flat.append(lit)
-        return p
-
-    operands = [build(ps, a) for ps, a in zip(params, args)]
-    call = fresh("call")
-    lines.append(f"  {call} = {shape_str(result)} call({', '.join(operands)}), to_apply={name}")
-    # Return the result's array leaves as one flat tuple.
-    outs = []
-
-    def walk(shape, v):
-        if shape[0] == "tuple":
-            for i, e in enumerate(shape[1]):
-                g = fresh("gte")
-                lines.append(f"  {g} = {shape_str(e)} get-tuple-element({v}), index={i}")
-                walk(e, g)
-        elif shape[0] == "token":
-            pass
-        else:
-            outs.append((v, shape))
-
-    walk(result, call)
-    root_parts = [v for v, _ in outs]
-    root_shapes = [shape_str(shp) for _, shp in outs]
-    if not outs:
-        # XLA's StableHLO import aborts on an empty result tuple: return a placeholder instead.
-        lines.append("  xla_adapter_none = pred[] constant(false)")
-        root_parts, root_shapes = ["xla_adapter_none"], ["pred[]"]
-    lines.append(f"  ROOT xla_adapter_root = ({', '.join(root_shapes)}) tuple({', '.join(root_parts)})")
-    entry = "\nENTRY xla_adapter_entry {\n" + "\n".join(lines) + "\n}\n"
-    return body.rstrip() + "\n" + entry, flat
-
-
-def unwrap(result, outs):
-    """Rebuilds the result (tuples, tokens) from the wrapper's flat array leaves."""
-    it = iter(outs)
-
-    def build(s):
-        if s[0] == "tuple":
-            return {"tuple": [build(e) for e in s[1]]}
-        if s[0] == "token":
-            return {"token": True}
-        return numpy_to_literal(next(it), s[1])
-
-    return build(result)
-
-
-def to_stablehlo(text, convert=True):
-    """XLA's HLO parser and HLO-to-StableHLO import, run in a forked child: both abort the whole
-    process on some inputs (a failed CHECK), which then takes down only the child, and the request
-    gets an error. Returns the parsed module and the StableHLO bytes."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        code = 0
-        try:
-            module = hlo.hlo_module_from_text(text)
-            out = b"M"
-            if convert:
-                out += _jax.mlir.hlo_to_stablehlo(module.as_serialized_hlo_module_proto())
-        except Exception as e:  # an ordinary refusal: the parent reports it
-            out = f"E{type(e).__name__}: {e}".encode()[:4000]
-            code = 1
-        try:
-            view = memoryview(out)
-            while view:
-                n = os.write(w, view)
-                view = view[n:]
-        finally:
-            os._exit(code)
-    os.close(w)
-    chunks = []
-    while True:
-        chunk = os.read(r, 1 << 16)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(r)
-    _, status = os.waitpid(pid, 0)
-    msg = b"".join(chunks)
-    if os.WIFSIGNALED(status):
-        raise Unsupported(
-            f"XLA's HLO parser or StableHLO import crashed on this module (signal {os.WTERMSIG(status)})")
-    if os.WEXITSTATUS(status) != 0 or not msg.startswith(b"M"):
-        raise ValueError(msg[1:].decode(errors="replace") or "XLA's HLO parser refused the module")
-    return hlo.hlo_module_from_text(text), msg[1:]
 
 
 def execute(req):
@@ -463,22 +128,7 @@ def version():
 
 
 def main():
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        rid = None
-        try:
-            req = json.loads(line)
-            rid = req.get("id")
-            if req.get("info"):
-                resp = {"id": rid, "info": {"name": "xla-cpu", "version": version()}}
-            else:
-                resp = {"id": rid, "result": execute(req)}
-        except Exception as e:  # report every failure as this case's error and keep serving
-            resp = {"id": rid, "error": f"{type(e).__name__}: {e}".replace("\n", " ")[:2000]}
-        sys.stdout.write(json.dumps(resp) + "\n")
-        sys.stdout.flush()
+    serve(execute, "xla-cpu", version())
 
 
 if __name__ == "__main__":
