@@ -717,3 +717,60 @@ fn numpy_files_that_do_not_fit_exit_2_naming_file_and_parameter() {
     let out = run(XY, &["--args", &args, "--out", "r.txt"]);
     check(&out, 2, "FILE.npz");
 }
+
+#[test]
+fn fuzz_runs_a_campaign_and_refuses_bad_options() {
+    let out = bin()
+        .args([
+            "fuzz",
+            "--backend",
+            "reference",
+            "--cases",
+            "200",
+            "--seed",
+            "9",
+        ])
+        .output()
+        .unwrap();
+    check(&out, 0, "");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("200 cases in") && stdout.contains("0 disagreements"),
+        "{stdout}"
+    );
+    // The same seed draws the same campaign: the per-op table is identical.
+    let again = bin()
+        .args([
+            "fuzz",
+            "--backend",
+            "reference",
+            "--cases",
+            "200",
+            "--seed",
+            "9",
+        ])
+        .output()
+        .unwrap();
+    let table = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains(" cases in "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        table(&stdout),
+        table(&String::from_utf8_lossy(&again.stdout))
+    );
+    let out = bin()
+        .args(["fuzz", "--backend", "reference", "--ops", "pad,bogus"])
+        .output()
+        .unwrap();
+    check(&out, 2, "unknown family or op \"bogus\"");
+    let out = bin().args(["fuzz", "--cases", "5"]).output().unwrap();
+    check(&out, 2, "fuzz needs --backend");
+    let out = bin()
+        .args(["fuzz", "--backend", "reference", "--size", "0"])
+        .output()
+        .unwrap();
+    check(&out, 2, "--size takes an integer from 1 to 64");
+}

@@ -5,6 +5,7 @@
 pub mod bench;
 mod book;
 mod conform;
+mod fuzz;
 mod golden;
 mod run;
 
@@ -19,6 +20,7 @@ USAGE:
 COMMANDS:
     run FILE.hlo [ARG...]     evaluate a module on the reference runtime and print its result
     conform [PATH...]         run the book's examples and the golden cases against a backend
+    fuzz --backend CMD        random modules on a backend and on the reference; keep disagreements
     book [--book DIR] [--out DIR]   check and render the book to target/book (offline HTML)
     mdbook-preprocess         the same checks and rewriting, as an mdbook preprocessor
     golden record FILE.hlo    write a golden case whose expected value comes from another backend
@@ -43,6 +45,7 @@ pub fn main(args: &[String]) -> i32 {
         "book" => book::main(rest),
         "mdbook-preprocess" => book::preprocess(rest),
         "golden" => golden::main(rest),
+        "fuzz" => fuzz::main(rest),
         "bench" => bench::main(rest),
         "help" | "--help" | "-h" => {
             let text = match rest.first().map(String::as_str) {
@@ -50,6 +53,7 @@ pub fn main(args: &[String]) -> i32 {
                 Some("conform") => conform::HELP,
                 Some("book" | "mdbook-preprocess") => book::HELP,
                 Some("golden") => golden::HELP,
+                Some("fuzz") => fuzz::HELP,
                 _ => HELP,
             };
             print!("{text}");

@@ -11,6 +11,7 @@ pub mod book;
 pub mod case;
 pub mod compare;
 pub mod expected;
+pub mod fuzz;
 pub mod golden;
 pub mod report;
 pub mod runner;

@@ -1,0 +1,946 @@
+//! Random valid programs for differential fuzzing: one generator per op family.
+//!
+//! A generator writes HLO text whose instructions carry no result shapes and lets the reference
+//! verifier infer them (the printer then writes the full text an external backend receives), so
+//! the generators never restate shape inference. A draw the verifier refuses is discarded by the
+//! caller; the generators aim at valid programs, and the discard count says how well they do.
+//!
+//! Values lean on the corners: NaN, ±inf, ±0, subnormals, the largest finite values and the
+//! extremes of each integer type turn up in about a quarter of the elements. Reductions,
+//! dot and convolution take small integers in floating-point types instead, so that any order
+//! of summation gives the same exact answer and a disagreement is never a matter of rounding.
+
+use crate::literal::{Array, ArrayData, Literal, Scalar, highest, lowest};
+use crate::shape::ArrayShape;
+use crate::types::ElementType::{self, *};
+
+/// SplitMix64: tiny, fast, and the same stream on every machine for a given seed.
+#[derive(Clone, Debug)]
+pub struct Rng {
+    state: u64,
+    /// Draw no subnormal floating-point values (nor the smallest normal one, whose halves are
+    /// subnormal): for backends known to flush them to zero, so that other findings show.
+    pub no_subnormals: bool,
+}
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng {
+            state: seed,
+            no_subnormals: false,
+        }
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next_u64() % ((hi - lo) as u64 + 1)) as i64
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next_u64() % 100 < percent
+    }
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+}
+
+/// One generated program: the module text (result shapes omitted), its arguments, and how it is
+/// to be judged.
+#[derive(Clone, Debug)]
+pub struct Draft {
+    /// The family (`elementwise`, `movement`, ...) and the op under test (`tanh`, `pad`, ...).
+    pub family: &'static str,
+    pub op: String,
+    pub hlo: String,
+    pub args: Vec<Literal>,
+    /// Transcendental functions are compared within a few ULPs; everything else exactly.
+    pub approximate: bool,
+    /// Every operand has the result's dimensions and element `i` of the result depends only on
+    /// element `i` of each operand, so a disagreement shrinks to one element.
+    pub elementwise: bool,
+    /// The sign of a zero result is the implementation's choice (sums in any order, the
+    /// maximum or minimum of +0 and -0).
+    pub zero_sign_free: bool,
+}
+
+pub const FAMILIES: &[&str] = &[
+    "unary",
+    "binary",
+    "compare",
+    "convert",
+    "select-clamp",
+    "movement",
+    "reduce",
+    "reduce-window",
+    "dot",
+    "convolution",
+    "chain",
+];
+
+const FLOATS: &[ElementType] = &[F16, BF16, F32, F64];
+const INTS: &[ElementType] = &[S8, S16, S32, S64, U8, U16, U32, U64];
+const NUMERIC: &[ElementType] = &[S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64];
+const ALL: &[ElementType] = &[
+    Pred, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64,
+];
+
+/// Draws a program of `family` whose dimensions are at most `size`.
+pub fn draft(family: &str, rng: &mut Rng, size: i64) -> Draft {
+    match family {
+        "unary" => unary(rng, size),
+        "binary" => binary(rng, size),
+        "compare" => compare(rng, size),
+        "convert" => convert(rng, size),
+        "select-clamp" => select_clamp(rng, size),
+        "movement" => movement(rng, size),
+        "reduce" => reduce(rng, size),
+        "reduce-window" => reduce_window(rng, size),
+        "dot" => dot(rng, size),
+        "convolution" => convolution(rng, size),
+        _ => chain(rng, size),
+    }
+}
+
+fn ty_name(t: ElementType) -> &'static str {
+    t.name()
+}
+
+fn shape(t: ElementType, dims: &[i64]) -> String {
+    let d: Vec<String> = dims.iter().map(|x| x.to_string()).collect();
+    format!("{}[{}]", t.name(), d.join(","))
+}
+
+fn dims(rng: &mut Rng, size: i64, max_rank: usize) -> Vec<i64> {
+    let rank = rng.below(max_rank + 1);
+    (0..rank)
+        .map(|_| {
+            if rng.chance(4) {
+                0
+            } else {
+                rng.range(1, size.max(1))
+            }
+        })
+        .collect()
+}
+
+/// A value of type `t`, often a special one.
+pub fn scalar(rng: &mut Rng, t: ElementType) -> Scalar {
+    match t {
+        Pred => Scalar::Pred(rng.chance(50)),
+        _ if t.is_integer() => {
+            let special = [
+                0i128,
+                1,
+                -1,
+                lowest(t).as_i128().unwrap_or(0),
+                highest(t).as_i128().unwrap_or(0),
+                lowest(t).as_i128().unwrap_or(0) + 1,
+                highest(t).as_i128().unwrap_or(0) - 1,
+                2,
+                7,
+            ];
+            let v = if rng.chance(30) {
+                rng.pick(&special)
+            } else if rng.chance(70) {
+                rng.range(-20, 20) as i128
+            } else {
+                rng.next_u64() as i64 as i128
+            };
+            // Wrap into the type's range as two's complement does.
+            let bits = t.bit_width();
+            let m = 1i128 << bits;
+            let mut w = v.rem_euclid(m);
+            if t.is_signed_int() && w >= m / 2 {
+                w -= m;
+            }
+            Scalar::from_i128(t, w).unwrap_or(Scalar::zero(t))
+        }
+        _ => {
+            let x = if rng.chance(25) {
+                rng.pick(&[
+                    f64::NAN,
+                    f64::INFINITY,
+                    f64::NEG_INFINITY,
+                    0.0,
+                    -0.0,
+                    1.0,
+                    -1.0,
+                    0.5,
+                    highest(t).as_f64(),
+                    lowest(t).as_f64(),
+                    min_subnormal(t),
+                    -min_subnormal(t),
+                    min_normal(t),
+                ])
+            } else if rng.chance(30) {
+                rng.range(-8, 8) as f64 * 0.5
+            } else {
+                let m = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 + 1.0;
+                let e = rng.range(-12, 12) as i32;
+                let s = if rng.chance(50) { -1.0 } else { 1.0 };
+                s * m * 2f64.powi(e)
+            };
+            if rng.no_subnormals && x != 0.0 && x.abs() <= min_normal(t) {
+                return Scalar::from_f64(t, x.signum());
+            }
+            Scalar::from_f64(t, x)
+        }
+    }
+}
+
+fn min_subnormal(t: ElementType) -> f64 {
+    match t {
+        F16 => 2f64.powi(-24),
+        BF16 => 2f64.powi(-133),
+        F32 => 2f64.powi(-149),
+        _ => f64::from_bits(1),
+    }
+}
+
+fn min_normal(t: ElementType) -> f64 {
+    match t {
+        F16 => 2f64.powi(-14),
+        BF16 | F32 => 2f64.powi(-126),
+        _ => f64::MIN_POSITIVE,
+    }
+}
+
+/// An array whose elements come from `draw`.
+fn array_with(t: ElementType, dims: &[i64], mut draw: impl FnMut() -> Scalar) -> Literal {
+    let n: i64 = dims.iter().product();
+    let mut data = ArrayData::zeros(t, n as usize);
+    for i in 0..n as usize {
+        let _ = data.set(i, draw());
+    }
+    match Array::from_data(ArrayShape::new(t, dims.to_vec()), data) {
+        Ok(a) => Literal::Array(a),
+        Err(_) => Literal::Array(Array::zeros(ArrayShape::new(t, dims.to_vec()))),
+    }
+}
+
+pub fn array(rng: &mut Rng, t: ElementType, dims: &[i64]) -> Literal {
+    array_with(t, dims, || scalar(rng, t))
+}
+
+/// Small integers (and for floats, halves), so that sums are exact in any order.
+fn tame(rng: &mut Rng, t: ElementType, dims: &[i64]) -> Literal {
+    array_with(t, dims, || match t {
+        Pred => Scalar::Pred(rng.chance(50)),
+        _ if t.is_integer() => {
+            let lo = if t.is_signed_int() { -4 } else { 0 };
+            Scalar::from_i128(t, rng.range(lo, 4) as i128).unwrap_or(Scalar::zero(t))
+        }
+        _ => Scalar::from_f64(t, rng.range(-4, 4) as f64),
+    })
+}
+
+fn module(body: &[String], params: &[String], extra: &str) -> String {
+    let mut s = String::from("HloModule fuzz\n\n");
+    s.push_str(extra);
+    s.push_str("ENTRY main {\n");
+    for (i, p) in params.iter().enumerate() {
+        s.push_str(&format!("  p{i} = {p} parameter({i})\n"));
+    }
+    let n = body.len();
+    for (i, line) in body.iter().enumerate() {
+        if i + 1 == n {
+            s.push_str(&format!("  ROOT {line}\n"));
+        } else {
+            s.push_str(&format!("  {line}\n"));
+        }
+    }
+    s.push_str("}\n");
+    s
+}
+
+const UNARY: &[(&str, &[ElementType], bool)] = &[
+    ("abs", &[S8, S16, S32, S64, F16, BF16, F32, F64], false),
+    ("negate", NUMERIC, false),
+    ("sign", &[S8, S16, S32, S64, F16, BF16, F32, F64], false),
+    ("floor", FLOATS, false),
+    ("ceil", FLOATS, false),
+    ("round-nearest-afz", FLOATS, false),
+    ("round-nearest-even", FLOATS, false),
+    ("not", &[Pred, S8, S16, S32, S64, U8, U16, U32, U64], false),
+    ("popcnt", INTS, false),
+    ("count-leading-zeros", INTS, false),
+    ("is-finite", FLOATS, false),
+    ("sqrt", FLOATS, false),
+    ("rsqrt", FLOATS, true),
+    ("cbrt", FLOATS, true),
+    ("exponential", FLOATS, true),
+    ("exponential-minus-one", FLOATS, true),
+    ("log", FLOATS, true),
+    ("log-plus-one", FLOATS, true),
+    ("logistic", FLOATS, true),
+    ("tanh", FLOATS, true),
+    ("sine", FLOATS, true),
+    ("cosine", FLOATS, true),
+    ("tan", FLOATS, true),
+];
+
+fn unary(rng: &mut Rng, size: i64) -> Draft {
+    let (op, tys, approximate) = UNARY[rng.below(UNARY.len())];
+    let t = rng.pick(tys);
+    let d = dims(rng, size, 3);
+    Draft {
+        family: "unary",
+        op: op.into(),
+        hlo: module(&[format!("r = {op}(p0)")], &[shape(t, &d)], ""),
+        args: vec![array(rng, t, &d)],
+        approximate,
+        elementwise: true,
+        zero_sign_free: false,
+    }
+}
+
+const BINARY: &[(&str, &[ElementType], bool)] = &[
+    ("add", NUMERIC, false),
+    ("subtract", NUMERIC, false),
+    ("multiply", NUMERIC, false),
+    ("divide", NUMERIC, false),
+    ("remainder", NUMERIC, false),
+    ("maximum", ALL, false),
+    ("minimum", ALL, false),
+    ("power", NUMERIC, true),
+    ("atan2", FLOATS, true),
+    ("and", &[Pred, S8, S16, S32, S64, U8, U16, U32, U64], false),
+    ("or", &[Pred, S8, S16, S32, S64, U8, U16, U32, U64], false),
+    ("xor", &[Pred, S8, S16, S32, S64, U8, U16, U32, U64], false),
+    ("shift-left", INTS, false),
+    ("shift-right-logical", INTS, false),
+    ("shift-right-arithmetic", INTS, false),
+];
+
+fn binary(rng: &mut Rng, size: i64) -> Draft {
+    let (op, tys, approximate) = BINARY[rng.below(BINARY.len())];
+    let t = rng.pick(tys);
+    let d = dims(rng, size, 3);
+    let s = shape(t, &d);
+    Draft {
+        family: "binary",
+        op: op.into(),
+        hlo: module(&[format!("r = {op}(p0, p1)")], &[s.clone(), s], ""),
+        args: vec![array(rng, t, &d), array(rng, t, &d)],
+        // Integer power is exact; only the floating-point one is approximate.
+        approximate: approximate && t.is_floating(),
+        elementwise: true,
+        zero_sign_free: matches!(op, "maximum" | "minimum"),
+    }
+}
+
+fn compare(rng: &mut Rng, size: i64) -> Draft {
+    let t = rng.pick(ALL);
+    let dir = rng.pick(&["EQ", "NE", "LT", "LE", "GT", "GE"]);
+    let ty_attr = if t.is_floating() && rng.chance(40) {
+        ", type=TOTALORDER".to_string()
+    } else if t.is_floating() && rng.chance(30) {
+        ", type=FLOAT".to_string()
+    } else {
+        String::new()
+    };
+    let d = dims(rng, size, 3);
+    let s = shape(t, &d);
+    // Equal operands are where comparisons differ most (±0, NaN against itself): mix them in.
+    let a = array(rng, t, &d);
+    let b = if rng.chance(30) {
+        a.clone()
+    } else {
+        array(rng, t, &d)
+    };
+    Draft {
+        family: "compare",
+        op: format!(
+            "compare {dir}{}",
+            if ty_attr.is_empty() {
+                ""
+            } else {
+                " TOTALORDER/FLOAT"
+            }
+        ),
+        hlo: module(
+            &[format!("r = compare(p0, p1), direction={dir}{ty_attr}")],
+            &[s.clone(), s],
+            "",
+        ),
+        args: vec![a, b],
+        approximate: false,
+        elementwise: true,
+        zero_sign_free: false,
+    }
+}
+
+fn convert(rng: &mut Rng, size: i64) -> Draft {
+    let (from, to) = (rng.pick(ALL), rng.pick(ALL));
+    let d = dims(rng, size, 2);
+    let op = if rng.chance(25) && from.bit_width() == to.bit_width() && from != Pred && to != Pred {
+        "bitcast-convert"
+    } else {
+        "convert"
+    };
+    Draft {
+        family: "convert",
+        op: format!("{op} {}->{}", ty_name(from), ty_name(to)),
+        hlo: module(
+            &[format!("r = {} {op}(p0)", shape(to, &d))],
+            &[shape(from, &d)],
+            "",
+        ),
+        args: vec![array(rng, from, &d)],
+        approximate: false,
+        elementwise: true,
+        zero_sign_free: false,
+    }
+}
+
+fn select_clamp(rng: &mut Rng, size: i64) -> Draft {
+    let t = rng.pick(NUMERIC);
+    let d = dims(rng, size, 3);
+    let s = shape(t, &d);
+    if rng.chance(50) {
+        Draft {
+            family: "select-clamp",
+            op: "select".into(),
+            hlo: module(
+                &["r = select(p0, p1, p2)".into()],
+                &[shape(Pred, &d), s.clone(), s],
+                "",
+            ),
+            args: vec![array(rng, Pred, &d), array(rng, t, &d), array(rng, t, &d)],
+            approximate: false,
+            elementwise: true,
+            zero_sign_free: false,
+        }
+    } else {
+        // Bounds as scalars or arrays; lo > hi happens and is defined (min(max(x, lo), hi)).
+        let scalar_bounds = rng.chance(50);
+        let bd: Vec<i64> = if scalar_bounds { vec![] } else { d.clone() };
+        Draft {
+            family: "select-clamp",
+            op: "clamp".into(),
+            hlo: module(
+                &["r = clamp(p0, p1, p2)".into()],
+                &[shape(t, &bd), s, shape(t, &bd)],
+                "",
+            ),
+            args: vec![array(rng, t, &bd), array(rng, t, &d), array(rng, t, &bd)],
+            approximate: false,
+            elementwise: !scalar_bounds,
+            zero_sign_free: true,
+        }
+    }
+}
+
+fn list(v: &[i64]) -> String {
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn movement(rng: &mut Rng, size: i64) -> Draft {
+    let t = rng.pick(ALL);
+    let mut d = dims(rng, size, 3);
+    if d.is_empty() {
+        d.push(rng.range(1, size.max(1)));
+    }
+    let rank = d.len();
+    let s = shape(t, &d);
+    let x = array(rng, t, &d);
+    let which = rng.pick(MOVEMENT);
+    let (line, params, args): (String, Vec<String>, Vec<Literal>) = match which {
+        "transpose" => {
+            let mut perm: Vec<i64> = (0..rank as i64).collect();
+            for i in (1..rank).rev() {
+                perm.swap(i, rng.below(i + 1));
+            }
+            (
+                format!("r = transpose(p0), dimensions={{{}}}", list(&perm)),
+                vec![s],
+                vec![x],
+            )
+        }
+        "reverse" => {
+            let dimsr: Vec<i64> = (0..rank as i64).filter(|_| rng.chance(50)).collect();
+            (
+                format!("r = reverse(p0), dimensions={{{}}}", list(&dimsr)),
+                vec![s],
+                vec![x],
+            )
+        }
+        "slice" => {
+            let mut out = vec![];
+            let parts: Vec<String> = d
+                .iter()
+                .map(|&n| {
+                    let start = rng.range(0, n);
+                    let limit = rng.range(start, n);
+                    let stride = rng.range(1, 3);
+                    out.push((limit - start + stride - 1) / stride);
+                    format!("[{start}:{limit}:{stride}]")
+                })
+                .collect();
+            (
+                format!(
+                    "r = {} slice(p0), slice={{{}}}",
+                    shape(t, &out),
+                    parts.join(", ")
+                ),
+                vec![s],
+                vec![x],
+            )
+        }
+        "pad" => {
+            let parts: Vec<String> = d
+                .iter()
+                .map(|&n| {
+                    let interior = if rng.chance(40) { rng.range(0, 2) } else { 0 };
+                    let full = n + (n - 1).max(0) * interior;
+                    // Negative edges may cut into the operand, never below an empty result.
+                    let lo = rng.range(-(full / 2), 2);
+                    let hi = rng.range(-(full + lo).min(full / 2).max(0), 2);
+                    format!("{lo}_{hi}_{interior}")
+                })
+                .collect();
+            (
+                format!("r = pad(p0, p1), padding={}", parts.join("x")),
+                vec![s, shape(t, &[])],
+                vec![x, array(rng, t, &[])],
+            )
+        }
+        "concatenate" => {
+            let k = rng.below(rank);
+            let mut d2 = d.clone();
+            d2[k] = rng.range(0, size.max(1));
+            (
+                format!("r = concatenate(p0, p1), dimensions={{{k}}}"),
+                vec![s, shape(t, &d2)],
+                vec![x, array(rng, t, &d2)],
+            )
+        }
+        "broadcast" => {
+            // Operand dimensions keep their order among new ones.
+            let extra = rng.range(0, 2) as usize;
+            let out_rank = rank + extra;
+            let mut map: Vec<i64> = (0..out_rank as i64).collect();
+            while map.len() > rank {
+                let i = rng.below(map.len());
+                map.remove(i);
+            }
+            (
+                format!(
+                    "r = {} broadcast(p0), dimensions={{{}}}",
+                    {
+                        let mut od = vec![0i64; out_rank];
+                        for (i, &m) in map.iter().enumerate() {
+                            od[m as usize] = d[i];
+                        }
+                        for (j, o) in od.iter_mut().enumerate() {
+                            if !map.contains(&(j as i64)) {
+                                *o = rng.range(1, 3);
+                            }
+                        }
+                        shape(t, &od)
+                    },
+                    list(&map)
+                ),
+                vec![s],
+                vec![x],
+            )
+        }
+        "reshape" => {
+            let n: i64 = d.iter().product();
+            let mut out = vec![];
+            let mut rest = n;
+            if n > 0 {
+                for f in [2, 3, 2, 5] {
+                    if rest % f == 0 && rng.chance(50) {
+                        out.push(f);
+                        rest /= f;
+                    }
+                }
+                out.push(rest);
+            } else {
+                out = vec![0, rng.range(1, 3)];
+            }
+            (
+                format!("r = {} reshape(p0)", shape(t, &out)),
+                vec![s],
+                vec![x],
+            )
+        }
+        "dynamic-slice" => {
+            let sizes: Vec<i64> = d.iter().map(|&n| rng.range(0, n)).collect();
+            // Start indices beyond either end are clamped: draw some.
+            let starts: Vec<i64> = d.iter().map(|&n| rng.range(-2, n + 2)).collect();
+            let idx: Vec<String> = (1..=rank).map(|i| format!("p{i}")).collect();
+            let mut params = vec![s];
+            let mut args = vec![x];
+            for &st in &starts {
+                params.push("s32[]".into());
+                args.push(Literal::from_scalar(Scalar::S32(st as i32)));
+            }
+            (
+                format!(
+                    "r = {} dynamic-slice(p0, {}), dynamic_slice_sizes={{{}}}",
+                    shape(t, &sizes),
+                    idx.join(", "),
+                    list(&sizes)
+                ),
+                params,
+                args,
+            )
+        }
+        _ => {
+            let ud: Vec<i64> = d.iter().map(|&n| rng.range(0, n)).collect();
+            let starts: Vec<i64> = d.iter().map(|&n| rng.range(-2, n + 2)).collect();
+            let idx: Vec<String> = (2..rank + 2).map(|i| format!("p{i}")).collect();
+            let mut params = vec![s, shape(t, &ud)];
+            let mut args = vec![x, array(rng, t, &ud)];
+            for &st in &starts {
+                params.push("s64[]".into());
+                args.push(Literal::from_scalar(Scalar::S64(st)));
+            }
+            (
+                format!(
+                    "r = {} dynamic-update-slice(p0, p1, {})",
+                    shape(t, &d),
+                    idx.join(", ")
+                ),
+                params,
+                args,
+            )
+        }
+    };
+    Draft {
+        family: "movement",
+        op: which.into(),
+        hlo: module(&[line], &params, ""),
+        args,
+        approximate: false,
+        elementwise: false,
+        zero_sign_free: false,
+    }
+}
+
+/// A scalar reducer computation and the identity it is used with.
+fn reducer(rng: &mut Rng, t: ElementType) -> (&'static str, String, String) {
+    let op = if t == Pred {
+        rng.pick(&["and", "or"])
+    } else {
+        rng.pick(&["add", "maximum", "minimum", "multiply"])
+    };
+    let s = shape(t, &[]);
+    let comp = format!(
+        "red {{\n  a = {s} parameter(0)\n  b = {s} parameter(1)\n  ROOT c = {s} {op}(a, b)\n}}\n\n"
+    );
+    let init = match (op, t) {
+        ("and", _) => "true".into(),
+        ("or", _) => "false".into(),
+        ("add", _) => "0".into(),
+        ("multiply", _) => "1".into(),
+        ("maximum", _) if t.is_floating() => "-inf".into(),
+        ("minimum", _) if t.is_floating() => "inf".into(),
+        ("maximum", _) => lowest(t).as_i128().unwrap_or(0).to_string(),
+        _ => highest(t).as_i128().unwrap_or(0).to_string(),
+    };
+    (op, comp, format!("i = {s} constant({init})"))
+}
+
+/// Sums and products of tame values are exact in any order; max/min see every special value.
+fn reduce_input(rng: &mut Rng, op: &str, t: ElementType, d: &[i64]) -> Literal {
+    if matches!(op, "add" | "multiply") {
+        tame(rng, t, d)
+    } else {
+        array(rng, t, d)
+    }
+}
+
+fn reduce(rng: &mut Rng, size: i64) -> Draft {
+    let t = rng.pick(ALL);
+    let d = dims(rng, size, 3);
+    let (op, comp, init) = reducer(rng, t);
+    let red: Vec<i64> = (0..d.len() as i64).filter(|_| rng.chance(50)).collect();
+    let x = reduce_input(rng, op, t, &d);
+    Draft {
+        family: "reduce",
+        op: format!("reduce {op}"),
+        hlo: module(
+            &[
+                init,
+                format!(
+                    "r = reduce(p0, i), dimensions={{{}}}, to_apply=red",
+                    list(&red)
+                ),
+            ],
+            &[shape(t, &d)],
+            &comp,
+        ),
+        args: vec![x],
+        approximate: false,
+        elementwise: false,
+        zero_sign_free: true,
+    }
+}
+
+fn reduce_window(rng: &mut Rng, size: i64) -> Draft {
+    let t = rng.pick(ALL);
+    let mut d = dims(rng, size, 3);
+    if d.is_empty() {
+        d.push(rng.range(1, size.max(1)));
+    }
+    let (op, comp, init) = reducer(rng, t);
+    let rank = d.len();
+    let pick = |rng: &mut Rng, lo: i64, hi: i64| -> Vec<String> {
+        (0..rank).map(|_| rng.range(lo, hi).to_string()).collect()
+    };
+    let sizes = pick(rng, 1, 3);
+    let strides = pick(rng, 1, 3);
+    let pads: Vec<String> = (0..rank)
+        .map(|_| format!("{}_{}", rng.range(0, 2), rng.range(0, 2)))
+        .collect();
+    let lhs = pick(rng, 1, 2);
+    let rhs = pick(rng, 1, 2);
+    let x = reduce_input(rng, op, t, &d);
+    Draft {
+        family: "reduce-window",
+        op: format!("reduce-window {op}"),
+        hlo: module(
+            &[
+                init,
+                format!(
+                    "r = reduce-window(p0, i), window={{size={} stride={} pad={} lhs_dilate={} rhs_dilate={}}}, to_apply=red",
+                    sizes.join("x"),
+                    strides.join("x"),
+                    pads.join("x"),
+                    lhs.join("x"),
+                    rhs.join("x")
+                ),
+            ],
+            &[shape(t, &d)],
+            &comp,
+        ),
+        args: vec![x],
+        approximate: false,
+        elementwise: false,
+        zero_sign_free: true,
+    }
+}
+
+fn dot(rng: &mut Rng, size: i64) -> Draft {
+    let t = rng.pick(&[S8, S32, S64, U8, U32, F16, BF16, F32, F64]);
+    let b = rng.range(0, 1);
+    let (m, k, n) = (rng.range(1, size), rng.range(0, size), rng.range(1, size));
+    let batch: Vec<i64> = (0..b).map(|_| rng.range(1, 3)).collect();
+    let mut ld = batch.clone();
+    ld.extend([m, k]);
+    let mut rd = batch.clone();
+    // The right operand sometimes has its contracting dimension last.
+    let rhs_k_last = rng.chance(40);
+    if rhs_k_last {
+        rd.extend([n, k]);
+    } else {
+        rd.extend([k, n]);
+    }
+    let bd = list(&(0..b).collect::<Vec<_>>());
+    let rc = if rhs_k_last { b + 1 } else { b };
+    let attrs = format!(
+        "lhs_batch_dims={{{bd}}}, rhs_batch_dims={{{bd}}}, lhs_contracting_dims={{{}}}, rhs_contracting_dims={{{rc}}}",
+        b + 1
+    );
+    Draft {
+        family: "dot",
+        op: "dot".into(),
+        hlo: module(
+            &[format!("r = dot(p0, p1), {attrs}")],
+            &[shape(t, &ld), shape(t, &rd)],
+            "",
+        ),
+        args: vec![tame(rng, t, &ld), tame(rng, t, &rd)],
+        approximate: false,
+        elementwise: false,
+        zero_sign_free: true,
+    }
+}
+
+fn convolution(rng: &mut Rng, size: i64) -> Draft {
+    let t = rng.pick(&[S32, F16, BF16, F32, F64]);
+    let groups = rng.range(1, 2);
+    let batch_groups = if groups == 1 && rng.chance(20) { 2 } else { 1 };
+    let n = rng.range(1, 2) * batch_groups;
+    let cin = rng.range(1, 2) * groups;
+    let cout = rng.range(1, 2) * groups * batch_groups;
+    let (h, w) = (rng.range(1, size + 1), rng.range(1, size + 1));
+    let (kh, kw) = (rng.range(1, 3), rng.range(1, 3));
+    let lhs = [n, h, w, cin];
+    let rhs = [kh, kw, cin / groups, cout];
+    let strides = format!("{}x{}", rng.range(1, 2), rng.range(1, 2));
+    // Negative padding crops the input; XLA's convolutions take it.
+    let pads = format!(
+        "{}_{}x{}_{}",
+        rng.range(-1, 2),
+        rng.range(-1, 2),
+        rng.range(-1, 2),
+        rng.range(-1, 2)
+    );
+    let lhs_d = format!("{}x{}", rng.range(1, 2), rng.range(1, 2));
+    let rhs_d = format!("{}x{}", rng.range(1, 2), rng.range(1, 2));
+    let reversal = if rng.chance(20) {
+        " rhs_reversal=1x0"
+    } else {
+        ""
+    };
+    let line = format!(
+        "r = convolution(p0, p1), window={{size={kh}x{kw} stride={strides} pad={pads} lhs_dilate={lhs_d} rhs_dilate={rhs_d}{reversal}}}, dim_labels=b01f_01io->b01f, feature_group_count={groups}, batch_group_count={batch_groups}"
+    );
+    Draft {
+        family: "convolution",
+        op: "convolution".into(),
+        hlo: module(&[line], &[shape(t, &lhs), shape(t, &rhs)], ""),
+        args: vec![tame(rng, t, &lhs), tame(rng, t, &rhs)],
+        approximate: false,
+        elementwise: false,
+        zero_sign_free: true,
+    }
+}
+
+/// 2 to 6 element-wise operations chained on one shape: where a backend fuses, this is what it
+/// fuses. Only operations that round once (no transcendental ones) are chained, so the answer
+/// is exact and a fused multiply-add that skips a rounding shows up.
+fn chain(rng: &mut Rng, size: i64) -> Draft {
+    let t = rng.pick(&[S32, U8, F32, F64, BF16, F16]);
+    let d = dims(rng, size, 2);
+    let s = shape(t, &d);
+    let nparams = 3;
+    let mut values: Vec<String> = (0..nparams).map(|i| format!("p{i}")).collect();
+    let mut lines = vec![];
+    let steps = rng.range(2, 6);
+    let mut ops = vec![];
+    for k in 0..steps {
+        let a = values[rng.below(values.len())].clone();
+        let b = values[rng.below(values.len())].clone();
+        let name = format!("v{k}");
+        let op = rng.pick(&[
+            "add", "subtract", "multiply", "maximum", "minimum", "negate", "abs", "select",
+        ]);
+        let line = match op {
+            "negate" | "abs" if t.is_unsigned_int() => format!("{name} = add({a}, {b})"),
+            "negate" | "abs" => format!("{name} = {op}({a})"),
+            "select" => {
+                let c = format!("c{k}");
+                lines.push(format!("{c} = compare({a}, {b}), direction=LT"));
+                format!("{name} = select({c}, {b}, {a})")
+            }
+            _ => format!("{name} = {op}({a}, {b})"),
+        };
+        ops.push(op);
+        lines.push(line);
+        values.push(name);
+    }
+    let params: Vec<String> = (0..nparams).map(|_| s.clone()).collect();
+    let args = (0..nparams).map(|_| array(rng, t, &d)).collect();
+    Draft {
+        family: "chain",
+        op: format!("chain of {}", ops.join(",")),
+        hlo: module(&lines, &params, ""),
+        args,
+        approximate: false,
+        elementwise: true,
+        zero_sign_free: ops.iter().any(|o| matches!(*o, "maximum" | "minimum")),
+    }
+}
+
+const MOVEMENT: &[&str] = &[
+    "transpose",
+    "reverse",
+    "slice",
+    "pad",
+    "concatenate",
+    "broadcast",
+    "reshape",
+    "dynamic-slice",
+    "dynamic-update-slice",
+];
+
+/// The op names `--ops` may name besides the families.
+pub const OP_NAMES: &[&str] = &[
+    "abs",
+    "negate",
+    "sign",
+    "floor",
+    "ceil",
+    "round-nearest-afz",
+    "round-nearest-even",
+    "not",
+    "popcnt",
+    "count-leading-zeros",
+    "is-finite",
+    "sqrt",
+    "rsqrt",
+    "cbrt",
+    "exponential",
+    "exponential-minus-one",
+    "log",
+    "log-plus-one",
+    "logistic",
+    "tanh",
+    "sine",
+    "cosine",
+    "tan",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "remainder",
+    "maximum",
+    "minimum",
+    "power",
+    "atan2",
+    "and",
+    "or",
+    "xor",
+    "shift-left",
+    "shift-right-logical",
+    "shift-right-arithmetic",
+    "compare",
+    "convert",
+    "bitcast-convert",
+    "select",
+    "clamp",
+    "transpose",
+    "reverse",
+    "slice",
+    "pad",
+    "concatenate",
+    "broadcast",
+    "reshape",
+    "dynamic-slice",
+    "dynamic-update-slice",
+];
+
+/// The family that draws `op`.
+pub fn family_of(op: &str) -> Option<&'static str> {
+    if UNARY.iter().any(|u| u.0 == op) {
+        Some("unary")
+    } else if BINARY.iter().any(|b| b.0 == op) {
+        Some("binary")
+    } else if MOVEMENT.contains(&op) {
+        Some("movement")
+    } else {
+        match op {
+            "compare" => Some("compare"),
+            "convert" | "bitcast-convert" => Some("convert"),
+            "select" | "clamp" => Some("select-clamp"),
+            _ => FAMILIES.iter().copied().find(|f| *f == op),
+        }
+    }
+}
