@@ -311,16 +311,19 @@ def wrap(text, params, result, args, out_leaf=None):
     return body.rstrip() + "\n" + entry, flat
 
 
-def unwrap(result, outs):
-    """Rebuilds the result (tuples, tokens) from the wrapper's flat array leaves."""
+def unwrap(result, outs, leaf=None):
+    """Rebuilds the result (tuples, tokens) from the wrapper's flat array leaves. leaf(ty, it)
+    builds one array literal of type ty from the iterator of outputs (default: the next output
+    as it is); a backend whose outputs need joining or narrowing passes its own."""
     it = iter(outs)
+    leaf = leaf or (lambda ty, it: numpy_to_literal(next(it), ty))
 
     def build(s):
         if s[0] == "tuple":
             return {"tuple": [build(e) for e in s[1]]}
         if s[0] == "token":
             return {"token": True}
-        return numpy_to_literal(next(it), s[1])
+        return leaf(s[1], it)
 
     return build(result)
 

@@ -40,7 +40,7 @@ import ml_dtypes  # noqa: E402
 import jaxlib  # noqa: E402
 from hlo_to_stablehlo import (  # noqa: E402
     Unsupported, entry_layout, flatten_literal, in_child, leaves, literal_to_numpy, needs_wrapper,
-    numpy_to_literal, serve, shape_str, shape_text, to_stablehlo, wrap)
+    numpy_to_literal, serve, shape_str, shape_text, to_stablehlo, unwrap, wrap)
 
 # Opcodes whose value comes from, or goes to, the host or another program: eval_module gives the
 # interpreter no infeed/outfeed queue and no channel to another process.
@@ -96,28 +96,18 @@ def out_leaf(shape, var, fresh, lines):
     return [(var, shape_str(shape))]
 
 
-def rebuild(result, outs):
-    """The result literal (tuples, tokens) from the evaluated function's flat outputs, joining
-    complex parts and narrowing widened bf16 back."""
-    it = iter(outs)
-
-    def build(s):
-        if s[0] == "tuple":
-            return {"tuple": [build(e) for e in s[1]]}
-        if s[0] == "token":
-            return {"token": True}
-        ty = s[1]
-        if ty in SPLIT:
-            real, imag = next(it), next(it)
-            # Set the parts one by one: arithmetic on nan/inf parts would mix them.
-            z = np.empty(np.shape(real), np.complex128)
-            z.real, z.imag = real, imag
-            return numpy_to_literal(z.astype(np.complex64 if ty == "c64" else np.complex128), ty)
-        if ty in WIDEN:
-            return numpy_to_literal(np.asarray(next(it)).astype(ml_dtypes.bfloat16), ty)
-        return numpy_to_literal(next(it), ty)
-
-    return build(result)
+def output_leaf(ty, it):
+    """One result array from the evaluated function's flat outputs: complex results come as
+    their two parts, bf16 results widened to f32."""
+    if ty in SPLIT:
+        real, imag = next(it), next(it)
+        # Set the parts one by one: arithmetic on nan/inf parts would mix them.
+        z = np.empty(np.shape(real), np.complex128)
+        z.real, z.imag = real, imag
+        return numpy_to_literal(z.astype(np.complex64 if ty == "c64" else np.complex128), ty)
+    if ty in WIDEN:
+        return numpy_to_literal(np.asarray(next(it)).astype(ml_dtypes.bfloat16), ty)
+    return numpy_to_literal(next(it), ty)
 
 
 # ---------------------------------------------------------------- the interpreter
@@ -254,7 +244,7 @@ def execute(req):
     outs = evaluate(bytecode, [literal_to_numpy(l) for l in flat])
     if not leaves(result_shape) or all(l[0] == "token" for l in leaves(result_shape)):
         outs = []  # the wrapper's placeholder
-    return rebuild(result_shape, outs)
+    return unwrap(result_shape, outs, output_leaf)
 
 
 def version():
