@@ -61,6 +61,7 @@ fn run_example(case: &Case) -> Result<Computed, String> {
         CaseBody::Layout(lc) => Computed {
             heading: "Written by the reference runtime (the buffer above, checked):".into(),
             body: lc.buffer.join(" "),
+            marks: vec![],
         },
         CaseBody::Run(rc) => match (&rc.expect, b.last) {
             (Expect::Error(_), _) => Computed {
@@ -70,6 +71,7 @@ fn run_example(case: &Case) -> Result<Computed, String> {
                     .strip_prefix("refused: ")
                     .unwrap_or(&outcome.message)
                     .to_string(),
+                marks: vec![],
             },
             (Expect::Values(_), Some(resp)) => {
                 let multi = resp.results.len() > 1;
@@ -90,6 +92,7 @@ fn run_example(case: &Case) -> Result<Computed, String> {
                     heading: "Computed by the reference runtime (matches the expected value):"
                         .into(),
                     body: lines.join("\n"),
+                    marks: vec![],
                 }
             }
             (Expect::Values(_), None) => {
@@ -98,6 +101,29 @@ fn run_example(case: &Case) -> Result<Computed, String> {
         },
         CaseBody::Malformed(m) => return Err(m.clone()),
     })
+}
+
+/// The marks of one example on every backend with a committed report.
+fn backend_marks(
+    reports: &super::r#gen::BackendReports,
+    name: &str,
+) -> Vec<(String, String, Option<String>)> {
+    reports
+        .found
+        .iter()
+        .map(|(b, _, marks)| match marks.get(name) {
+            Some(m) => (
+                b.label.to_string(),
+                super::r#gen::mark_word(m),
+                (m.status != "passed").then(|| m.reason.clone()).flatten(),
+            ),
+            None => (
+                b.label.to_string(),
+                "not in its report yet".to_string(),
+                None,
+            ),
+        })
+        .collect()
 }
 
 /// Prepares every page of `sources` (book-relative path → Markdown, generated placeholders
@@ -154,8 +180,15 @@ pub fn prepare(
         use rayon::prelude::*;
         cases.par_iter().map(|(_, c)| run_example(c)).collect()
     };
+    let reports = super::r#gen::BackendReports::load(root);
     let mut computed: BTreeMap<&str, BTreeMap<String, Computed>> = BTreeMap::new();
     for ((path, case), r) in cases.iter().zip(results) {
+        let r = r.map(|mut c| {
+            if matches!(case.body, CaseBody::Run(_)) {
+                c.marks = backend_marks(&reports, &case.name);
+            }
+            c
+        });
         let short = case
             .name
             .strip_prefix(&format!("{}::", page_prefix(path)))

@@ -325,6 +325,9 @@ pub struct Computed {
     pub heading: String,
     /// The computed value(s) or message, as plain text.
     pub body: String,
+    /// What the other backends did with the example, from their committed reports: (backend,
+    /// verdict word, the reason or message when it did not pass).
+    pub marks: Vec<(String, String, Option<String>)>,
 }
 
 /// Inserts, after each runnable example's closing fence, an HTML block with what it computed
@@ -363,8 +366,36 @@ pub fn insert_computed(text: &str, computed: &BTreeMap<String, Computed>) -> Str
             )
         })
         .unwrap_or_default();
+        let marks = if c.marks.is_empty() {
+            String::new()
+        } else {
+            let items: Vec<String> = c
+                .marks
+                .iter()
+                .map(|(backend, word, reason)| {
+                    let class = if word.starts_with('✓') {
+                        "pass"
+                    } else {
+                        "other"
+                    };
+                    let title = reason
+                        .as_deref()
+                        .map(|r| format!(" title=\"{}\"", escape_html(r)))
+                        .unwrap_or_default();
+                    format!(
+                        "<span class=\"mark {class}\"{title}>{}: {}</span>",
+                        escape_html(backend),
+                        escape_html(word)
+                    )
+                })
+                .collect();
+            format!(
+                "<div class=\"backend-marks\">On other backends (committed reports): {}</div>",
+                items.join(" · ")
+            )
+        };
         let html = format!(
-            "{pad}<div class=\"computed\" data-example=\"{name}\">{run}<div class=\"computed-heading\">{h}</div><pre class=\"computed-value\">{b}</pre></div>",
+            "{pad}<div class=\"computed\" data-example=\"{name}\">{run}<div class=\"computed-heading\">{h}</div><pre class=\"computed-value\">{b}</pre>{marks}</div>",
             name = escape_html(&f.name),
             h = escape_html(&c.heading),
             b = escape_html(&c.body).replace('\n', "&#10;"),
@@ -465,9 +496,21 @@ mod tests {
             Computed {
                 heading: "Result".into(),
                 body: "f32[] 1\n<x>".into(),
+                marks: vec![
+                    ("XLA:CPU".into(), "✓ passes".into(), None),
+                    (
+                        "IREE".into(),
+                        "✗ deviates".into(),
+                        Some("pow(NaN, 0) <is> NaN".into()),
+                    ),
+                ],
             },
         );
         let out = insert_computed(t, &c);
+        assert!(
+            out.contains("<div class=\"backend-marks\">On other backends (committed reports): <span class=\"mark pass\">XLA:CPU: ✓ passes</span> · <span class=\"mark other\" title=\"pow(NaN, 0) &lt;is&gt; NaN\">IREE: ✗ deviates</span></div>"),
+            "{out}"
+        );
         assert!(
             out.contains("```\n\n<div class=\"computed\" data-example=\"a\">"),
             "{out}"

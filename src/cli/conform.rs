@@ -4,6 +4,7 @@ use super::{flag_value, one_line, timeout_value, usage};
 use crate::backend::Backend;
 use crate::backend::process::{DEFAULT_TIMEOUT, ProcessBackend};
 use crate::conformance::expected::ExpectedFailures;
+use crate::conformance::keep::{Run, keep};
 use crate::conformance::report::{Verdict, short_reason};
 use crate::conformance::runner::{run_jobs, run_reference_parallel, shard};
 use crate::conformance::{Case, Outcome, Report, Status, load_path};
@@ -43,9 +44,18 @@ OPTIONS:
                          in the order the cases are loaded, so N runs with K = 0..N-1 (on N
                          machines, or in a CI matrix) together run each case once; expected
                          failures are judged against every loaded case, so none looks stale
+    --per-file N         run only the first N cases (in name order) of each book page and
+                         golden file: a quick pass that still reaches every op, for slow
+                         backends (CI runs IREE this way)
+    --keep-failures DIR  write each failing case to DIR as a standalone module (.hlo), its
+                         arguments (.npz, for `xla-spec run --args`), the backend's answer
+                         (.answer.npz), the case as a golden file (.json, which `conform` runs
+                         again) and a .txt with the message and the commands that reproduce both
+                         answers; files already in DIR are never replaced
     -h, --help           show this help
 
-Prints one line per failing case (XFAIL/XPASS/STALE lines too with --expected-failures) and closes
+Prints each failing case with its whole message (the first differing elements with their
+indices, values and ULPs; XFAIL/XPASS/STALE lines, one each, with --expected-failures) and closes
 with `N passed, N failed, N skipped` (plus the expected-failure counts).
 Exit status: 0 when no case failed unexpectedly, 1 when some did, 2 on a usage error.
 ";
@@ -61,6 +71,8 @@ struct Opts {
     timeout: Duration,
     jobs: usize,
     shard: Option<(usize, usize)>,
+    per_file: Option<usize>,
+    keep: Option<PathBuf>,
 }
 
 fn parse(args: &[String]) -> Result<Option<Opts>, String> {
@@ -75,6 +87,8 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
         timeout: DEFAULT_TIMEOUT,
         jobs: 1,
         shard: None,
+        per_file: None,
+        keep: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -105,6 +119,14 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
                     format!("--shard takes K/N with 0 <= K < N (e.g. 0/4), got {v:?}")
                 })?);
             }
+            "--per-file" => {
+                let v = flag_value(&mut it, a)?;
+                o.per_file =
+                    Some(v.parse().ok().filter(|n: &usize| *n >= 1).ok_or_else(|| {
+                        format!("--per-file takes a count of 1 or more, got {v:?}")
+                    })?);
+            }
+            "--keep-failures" => o.keep = Some(PathBuf::from(flag_value(&mut it, a)?)),
             s if s.starts_with("--") => {
                 return Err(format!("unknown option {s} (see `xla-spec help conform`)"));
             }
@@ -166,6 +188,9 @@ pub fn main(args: &[String]) -> i32 {
     if !o.filters.is_empty() {
         cases.retain(|c| o.filters.iter().any(|f| c.name.contains(f.as_str())));
     }
+    if let Some(n) = o.per_file {
+        cases = first_per_file(cases, n);
+    }
     if let Some((k, n)) = o.shard {
         cases = shard(&cases, k, n);
     }
@@ -226,6 +251,9 @@ pub fn main(args: &[String]) -> i32 {
         };
         let why = match report.verdict(i) {
             Verdict::UnexpectedPass => "listed as an expected failure, but it passed".to_string(),
+            // An unexpected failure is what the reader must act on: its whole message (the first
+            // differing elements with their ULPs, how many differ), indented under the name.
+            Verdict::Failed => full_reason(&oc.message),
             _ => short_reason(&oc.message),
         };
         let _ = writeln!(out, "{tag} {n}: {why}");
@@ -239,6 +267,29 @@ pub fn main(args: &[String]) -> i32 {
     }
     let _ = writeln!(out, "{}", report.summary());
     let _ = out.flush();
+    drop(out);
+    if let Some(dir) = &o.keep {
+        let run = Run {
+            backend_cmd: o.backend.as_deref(),
+            backend_name: &report.backend,
+            program: "xla-spec",
+        };
+        let mut kept = 0;
+        for (i, case) in cases.iter().enumerate() {
+            let (_, _, oc) = &report.entries[i];
+            if oc.status != Status::Failed {
+                continue;
+            }
+            let listed = report.verdict(i) == Verdict::ExpectedFailure;
+            match keep(dir, case, oc, listed, &run) {
+                Ok(_) => kept += 1,
+                Err(m) => eprintln!("xla-spec conform: --keep-failures: {}", one_line(&m)),
+            }
+        }
+        if kept > 0 {
+            println!("{kept} failing case(s) written to {}", dir.display());
+        }
+    }
     let mut writes = vec![];
     if let Some(path) = &o.report {
         let text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
@@ -261,6 +312,34 @@ pub fn main(args: &[String]) -> i32 {
     } else {
         1
     }
+}
+
+/// The first `n` cases of each file the cases came from (they arrive sorted by name).
+fn first_per_file(cases: Vec<Case>, n: usize) -> Vec<Case> {
+    let mut seen: std::collections::HashMap<PathBuf, usize> = Default::default();
+    cases
+        .into_iter()
+        .filter(|c| {
+            let k = seen.entry(c.origin.file.clone()).or_insert(0);
+            *k += 1;
+            *k <= n
+        })
+        .collect()
+}
+
+/// A failure message for a FAIL line: its first lines, the continuation lines indented.
+fn full_reason(message: &str) -> String {
+    const LINES: usize = 12;
+    let mut lines: Vec<String> = message
+        .lines()
+        .take(LINES)
+        .map(|l| crate::error::shorten(l, 300))
+        .collect();
+    let more = message.lines().count().saturating_sub(LINES);
+    if more > 0 {
+        lines.push(format!("... ({more} more line(s))"));
+    }
+    lines.join("\n    ")
 }
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal.

@@ -1,15 +1,15 @@
 //! Runnable examples in the book's Markdown: fenced code blocks whose info string is
 //! `hlo-test <name>` or `layout-test <name>`. The syntax is defined in the book's "Runnable
 //! examples" chapter; in short, an `hlo-test` holds the module, a line `---`, then `key: value`
-//! lines (`arg:`, `expected:`, `expected_error:`, `tolerance:`, `infeed:`, `outfeed:`,
-//! `replicas:`, `replica:`, `rules:`), and a `layout-test` holds `shape:`, optional `padded:` and
+//! lines (`arg:`, `expected:`, `expected_error:`, `tolerance:`, `latitude:`, `also:`, `infeed:`,
+//! `outfeed:`, `replicas:`, `replica:`, `rules:`), and a `layout-test` holds `shape:`, optional `padded:` and
 //! `padding_value:`, `values:` and `buffer:`. A value may continue on following lines that do not
 //! start with a key.
 //!
 //! Fences are tracked the CommonMark way (a block opened by N backticks or tildes is closed only
 //! by at least N of the same), so an example quoted inside a longer fence is not run.
 
-use super::case::{Case, CaseBody, Expect, LayoutCase, Origin, RunCase, Tolerance};
+use super::case::{Case, CaseBody, Expect, Latitude, LayoutCase, Origin, RunCase, Tolerance};
 use crate::hlo::{parse_literal, parse_shape};
 use crate::literal::Literal;
 use crate::shape::{PaddingValue, Shape};
@@ -254,6 +254,8 @@ fn parse_hlo_test(f: &Fence) -> ParseResult<RunCase> {
         "replicas",
         "replica",
         "rules",
+        "latitude",
+        "also",
     ];
     let mut top = Section::default();
     let mut sections: Vec<Section> = Vec::new();
@@ -261,6 +263,8 @@ fn parse_hlo_test(f: &Fence) -> ParseResult<RunCase> {
     let mut replicas: Option<usize> = None;
     let (mut expected_error, mut tolerance, mut infeed) = (None, None, Vec::new());
     let mut rules: Vec<String> = Vec::new();
+    let mut latitude = Latitude::default();
+    let mut latitude_line = f.line;
     for (line, k, v) in entries(&f.body[split + 1..], &keys)? {
         let sec = match current {
             Some(i) => &mut sections[i],
@@ -283,6 +287,26 @@ fn parse_hlo_test(f: &Fence) -> ParseResult<RunCase> {
                 tolerance = Some(parse_tolerance_text(&v).map_err(|m| (line, m))?)
             }
             "infeed" if current.is_none() => infeed.push(literal_at(line, &v)?),
+            // The freedoms the semantics leave (case.rs, `Latitude`), as words.
+            "latitude" if current.is_none() && !v.is_empty() => {
+                latitude_line = line;
+                for w in v.split(|c: char| c == ',' || c.is_whitespace()) {
+                    if !w.is_empty() && !latitude.set(w) {
+                        return Err((
+                            line,
+                            format!(
+                                "unknown latitude {w:?} (known: {})",
+                                Latitude::WORDS.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
+            // Another answer a backend may give instead of `expected:`.
+            "also" if current.is_none() && replicas.is_none() => {
+                latitude_line = line;
+                latitude.also.push(vec![literal_at(line, &v)?]);
+            }
             // Rule labels the example demonstrates (informational; the coverage page lists them).
             "rules" if current.is_none() && rules.is_empty() && !v.is_empty() => {
                 rules = v
@@ -357,6 +381,7 @@ fn parse_hlo_test(f: &Fence) -> ParseResult<RunCase> {
         }
         None => Expect::Values(values),
     };
+    super::golden::check_latitude(&latitude, &expect).map_err(|m| (latitude_line, m))?;
     Ok(RunCase {
         description: None,
         hlo,
@@ -366,6 +391,7 @@ fn parse_hlo_test(f: &Fence) -> ParseResult<RunCase> {
         infeed,
         expected_outfeed: any_outfeed.then_some(outfeeds),
         rules,
+        latitude,
     })
 }
 

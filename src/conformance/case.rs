@@ -112,6 +112,60 @@ pub struct RunCase {
     pub expected_outfeed: Option<Vec<Vec<Literal>>>,
     /// Rule labels the case covers (informational).
     pub rules: Vec<String>,
+    /// What else a conforming backend may answer where the semantics leave a choice.
+    pub latitude: Latitude,
+}
+
+/// The freedom a case grants where the semantics leave a point to the implementation. `expect`
+/// stays the reference runtime's own answer (the book's choice, which the reference is held to
+/// exactly); every other backend may answer anything the latitude allows besides it. NaN payloads
+/// and NaN signs need no latitude: they are never compared.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Latitude {
+    /// A zero may come out with either sign (where the case expects `+0` or `-0`).
+    pub zero_sign: bool,
+    /// Only the result's shape is specified: any values of that shape pass.
+    pub any_value: bool,
+    /// Any outcome passes: values, a refusal, an error or a timeout (what a deadlocked program
+    /// does, for example).
+    pub any_outcome: bool,
+    /// Other complete answers that are allowed as well, each one value per replica like
+    /// `Expect::Values`.
+    pub also: Vec<Vec<Literal>>,
+}
+
+impl Latitude {
+    pub fn is_none(&self) -> bool {
+        *self == Latitude::default()
+    }
+
+    /// The keywords of the boolean freedoms, as the book's `latitude:` line writes them.
+    pub const WORDS: [&'static str; 3] = ["zero_sign", "any_value", "any_outcome"];
+
+    /// Sets the freedom named `word`; false for an unknown word.
+    pub fn set(&mut self, word: &str) -> bool {
+        match word {
+            "zero_sign" => self.zero_sign = true,
+            "any_value" => self.any_value = true,
+            "any_outcome" => self.any_outcome = true,
+            _ => return false,
+        }
+        true
+    }
+
+    /// A short description for failure messages and reports.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = Self::WORDS
+            .iter()
+            .zip([self.zero_sign, self.any_value, self.any_outcome])
+            .filter(|(_, on)| *on)
+            .map(|(w, _)| w.to_string())
+            .collect();
+        if !self.also.is_empty() {
+            parts.push(format!("{} other allowed answer(s)", self.also.len()));
+        }
+        parts.join(", ")
+    }
 }
 
 /// A `layout-test` example: `values` (symbols in row-major order) written to a linear buffer with

@@ -9,9 +9,11 @@
 //!   is given, when the two are at most `ulp` representable values apart. Infinities must match
 //!   exactly; a NaN must meet a NaN.
 //! - Complex values are judged component by component.
+//! - With `zero_sign` (a case's latitude), `+0` and `-0` are equal wherever they meet.
 //!
-//! A failure message shows the shape, the first few differing indices with got and want, how many
-//! elements differ, the largest absolute error and the largest distance in ULPs.
+//! A failure message shows the shape, the first few differing indices with got and want (and
+//! their distance in ULPs for floats), how many elements differ, the largest absolute error and
+//! the largest distance in ULPs.
 
 use super::case::Tolerance;
 use crate::literal::{Array, Literal, Scalar, text::scalar_text};
@@ -22,15 +24,57 @@ const SHOWN: usize = 5;
 
 /// `Ok(())` if `got` matches `want`, else a multi-line description of the difference.
 pub fn compare(got: &Literal, want: &Literal, tol: Option<&Tolerance>) -> Result<(), String> {
-    compare_at(got, want, tol, "")
+    compare_with(got, want, tol, false)
 }
 
-fn compare_at(
+/// `compare`, and with `zero_sign` a zero of either sign matches a zero.
+pub fn compare_with(
     got: &Literal,
     want: &Literal,
     tol: Option<&Tolerance>,
-    path: &str,
+    zero_sign: bool,
 ) -> Result<(), String> {
+    compare_at(got, want, &Rules { tol, zero_sign }, "")
+}
+
+/// `Ok(())` if `got` has `want`'s shape (element types and dimensions, tuples element by
+/// element; layouts aside), whatever its values.
+pub fn same_shape(got: &Literal, want: &Literal) -> Result<(), String> {
+    let ok = match (got, want) {
+        (Literal::Token, Literal::Token) => true,
+        (Literal::Tuple(g), Literal::Tuple(w)) if g.len() == w.len() => {
+            for (x, y) in g.iter().zip(w) {
+                same_shape(x, y)?;
+            }
+            true
+        }
+        (Literal::Array(g), Literal::Array(w)) => g.ty() == w.ty() && g.dims() == w.dims(),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "shape mismatch: got {}, want {}",
+            shape_text(got),
+            shape_text(want)
+        ))
+    }
+}
+
+fn shape_text(l: &Literal) -> String {
+    match l {
+        Literal::Array(a) => without_layout(a),
+        other => other.shape().to_string(),
+    }
+}
+
+struct Rules<'a> {
+    tol: Option<&'a Tolerance>,
+    zero_sign: bool,
+}
+
+fn compare_at(got: &Literal, want: &Literal, rules: &Rules, path: &str) -> Result<(), String> {
     let at = if path.is_empty() {
         String::new()
     } else {
@@ -52,11 +96,11 @@ fn compare_at(
                 } else {
                     format!("{path}{{{i}}}")
                 };
-                compare_at(x, y, tol, &p)?;
+                compare_at(x, y, rules, &p)?;
             }
             Ok(())
         }
-        (Literal::Array(g), Literal::Array(w)) => compare_arrays(g, w, tol).map_err(|m| {
+        (Literal::Array(g), Literal::Array(w)) => compare_arrays(g, w, rules).map_err(|m| {
             if path.is_empty() {
                 m
             } else {
@@ -77,7 +121,8 @@ struct Mismatch {
     want: Scalar,
 }
 
-fn compare_arrays(g: &Array, w: &Array, tol: Option<&Tolerance>) -> Result<(), String> {
+fn compare_arrays(g: &Array, w: &Array, rules: &Rules) -> Result<(), String> {
+    let tol = rules.tol;
     if g.ty() != w.ty() || g.dims() != w.dims() || g.len() != w.len() {
         return Err(format!(
             "shape mismatch: got {}, want {}",
@@ -105,7 +150,8 @@ fn compare_arrays(g: &Array, w: &Array, tol: Option<&Tolerance>) -> Result<(), S
                     }
                     max_ulp = max_ulp.max(ulp_distance(gbits, wbits, fmt));
                 }
-                ok &= float_ok(gx, wy, gbits, wbits, fmt, tol);
+                ok &= float_ok(gx, wy, gbits, wbits, fmt, tol)
+                    || (rules.zero_sign && gx == 0.0 && wy == 0.0);
             } else {
                 ok &= gbits == wbits;
             }
@@ -124,22 +170,29 @@ fn compare_arrays(g: &Array, w: &Array, tol: Option<&Tolerance>) -> Result<(), S
     if count == 0 {
         return Ok(());
     }
+    let line = |m: &Mismatch| {
+        format!(
+            "at {}: got {}, want {}{}",
+            index_text(g.dims(), m.index),
+            scalar_text(m.got),
+            scalar_text(m.want),
+            element_ulps(ty, m.got, m.want)
+        )
+    };
+    // The first line says the most, since one-line summaries (XFAIL lines, report tables) keep
+    // only it: how many differ, and the first difference.
     let mut msg = format!(
-        "value mismatch in {}: {count} of {} element(s) differ{}",
+        "value mismatch in {}: {count} of {} element(s) differ{}; first {}",
         without_layout(g),
         g.len(),
         match tol {
             Some(t) => format!(" (tolerance {t})"),
             None => " (exact comparison)".to_string(),
-        }
+        },
+        line(&shown[0])
     );
-    for m in &shown {
-        msg.push_str(&format!(
-            "\n  at {}: got {}, want {}",
-            index_text(g.dims(), m.index),
-            scalar_text(m.got),
-            scalar_text(m.want)
-        ));
+    for m in &shown[1..] {
+        msg.push_str(&format!("\n  {}", line(m)));
     }
     if count > shown.len() {
         msg.push_str(&format!("\n  ... and {} more", count - shown.len()));
@@ -153,6 +206,30 @@ fn compare_arrays(g: &Array, w: &Array, tol: Option<&Tolerance>) -> Result<(), S
         ));
     }
     Err(msg)
+}
+
+/// ` (N ULP apart)` for a pair of finite float elements (the larger of the components' distances
+/// for complex), else nothing: for integers the values say it all, and NaN or infinity has no
+/// distance.
+fn element_ulps(ty: ElementType, got: Scalar, want: Scalar) -> String {
+    let Some(width) = float_width(ty) else {
+        return String::new();
+    };
+    let mut most: Option<u128> = None;
+    for ((gx, gb), (wy, wb)) in components(got).into_iter().zip(components(want)) {
+        if !(gx.is_finite() && wy.is_finite()) {
+            if gb != wb {
+                return String::new();
+            }
+            continue;
+        }
+        let d = ulp_distance(gb, wb, width);
+        most = Some(most.map_or(d, |m| m.max(d)));
+    }
+    match most {
+        Some(d) => format!(" ({d} ULP apart)"),
+        None => String::new(),
+    }
 }
 
 fn without_layout(a: &Array) -> String {
@@ -286,7 +363,10 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("f32[2,2]"), "{e}");
-        assert!(e.contains("at [1, 1]: got 5, want 4"), "{e}");
+        assert!(
+            e.contains("at [1, 1]: got 5, want 4 (2097152 ULP apart)"),
+            "{e}"
+        );
         assert!(e.contains("largest absolute error 1e0"), "{e}");
         let e = compare(
             &lit("(f32[] 1, s32[2] {1, 2})"),
@@ -297,6 +377,25 @@ mod tests {
         assert!(e.contains("tuple index {1}"), "{e}");
         let e = compare(&lit("f32[2] {1, 2}"), &lit("f32[1,2] {{1, 2}}"), None).unwrap_err();
         assert!(e.contains("shape mismatch"), "{e}");
+    }
+
+    #[test]
+    fn zero_sign_latitude_frees_only_the_sign_of_zeros() {
+        let (g, w) = (lit("f32[3] {-0.0, 0, 1}"), lit("f32[3] {0, -0.0, 1}"));
+        assert!(compare(&g, &w, None).is_err());
+        assert!(compare_with(&g, &w, None, true).is_ok());
+        // A nonzero value is not a zero of some sign.
+        let e = compare_with(&lit("f32[1] {1e-45}"), &lit("f32[1] {0}"), None, true).unwrap_err();
+        assert!(e.contains("(1 ULP apart)"), "{e}");
+        // Integers have no signed zeros to free.
+        assert!(compare_with(&lit("s32[1] {1}"), &lit("s32[1] {0}"), None, true).is_err());
+        let c = compare_with(
+            &lit("c64[1] {(-0.0, 0)}"),
+            &lit("c64[1] {(0, -0.0)}"),
+            None,
+            true,
+        );
+        assert!(c.is_ok());
     }
 
     #[test]

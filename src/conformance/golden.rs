@@ -2,7 +2,7 @@
 //! `{"cases": [{"name": "...", ...}, ...]}`. The format is in the book's "Golden case format"
 //! chapter and in `golden/schema.json`; fields this reader does not know are ignored.
 
-use super::case::{Case, CaseBody, Expect, Origin, RunCase, Tolerance};
+use super::case::{Case, CaseBody, Expect, Latitude, Origin, RunCase, Tolerance};
 use crate::literal::{Literal, literal_from_json};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -208,6 +208,10 @@ pub fn parse_case(obj: &Map<String, Value>) -> Result<RunCase, String> {
             .collect::<Result<_, _>>()?,
         Some(_) => return Err("\"rules\" must be a list of rule labels".into()),
     };
+    let latitude = match obj.get("latitude") {
+        None => Latitude::default(),
+        Some(v) => parse_latitude(v, replicas, &expect)?,
+    };
     Ok(RunCase {
         description: obj
             .get("description")
@@ -220,7 +224,83 @@ pub fn parse_case(obj: &Map<String, Value>) -> Result<RunCase, String> {
         infeed,
         expected_outfeed,
         rules,
+        latitude,
     })
+}
+
+/// `{"zero_sign": true, "any_value": true, "any_outcome": true, "also": [VALUE, ...]}`, each key
+/// optional; with replicas every `also` entry lists one value per replica like `expected`.
+fn parse_latitude(v: &Value, replicas: usize, expect: &Expect) -> Result<Latitude, String> {
+    let obj = v.as_object().ok_or(
+        "\"latitude\" must be an object such as {\"zero_sign\": true} or {\"also\": [VALUE]}",
+    )?;
+    let mut lat = Latitude::default();
+    for (k, x) in obj {
+        if k == "also" {
+            let list = x
+                .as_array()
+                .ok_or("latitude \"also\" must be a list of values")?;
+            for (i, a) in list.iter().enumerate() {
+                let what = format!("latitude.also[{i}]");
+                let vals = if replicas > 1 {
+                    let vals = literals(a, &what)?;
+                    if vals.len() != replicas {
+                        return Err(format!(
+                            "with \"replicas\": {replicas}, {what} lists one value per replica, got {}",
+                            vals.len()
+                        ));
+                    }
+                    vals
+                } else {
+                    vec![literal(a, &what)?]
+                };
+                lat.also.push(vals);
+            }
+        } else if Latitude::WORDS.contains(&k.as_str()) {
+            match x {
+                Value::Bool(true) => {
+                    lat.set(k);
+                }
+                Value::Bool(false) => {}
+                _ => return Err(format!("latitude \"{k}\" must be true or false")),
+            }
+        } else {
+            return Err(format!(
+                "unknown latitude key \"{k}\" (allowed: {}, also)",
+                Latitude::WORDS.join(", ")
+            ));
+        }
+    }
+    check_latitude(&lat, expect)?;
+    Ok(lat)
+}
+
+/// Latitude about values needs values to be about; an `also` answer must have the expected
+/// answer's shape (so a typo cannot turn into a second, unrelated allowed answer).
+pub fn check_latitude(lat: &Latitude, expect: &Expect) -> Result<(), String> {
+    match expect {
+        Expect::Error(_) if lat.zero_sign || lat.any_value || !lat.also.is_empty() => Err(
+            "latitude about values (zero_sign, any_value, also) needs an expected value, not an expected error"
+                .into(),
+        ),
+        Expect::Values(want) => {
+            for alt in &lat.also {
+                if alt.len() != want.len() {
+                    return Err(format!(
+                        "an allowed answer (latitude also) lists {} value(s) for {} replica(s)",
+                        alt.len(),
+                        want.len()
+                    ));
+                }
+                for (a, w) in alt.iter().zip(want) {
+                    super::compare::same_shape(a, w)
+                        .map_err(|m| format!("an allowed answer (latitude also) has a {m}"))?;
+                }
+            }
+            Ok(())
+        }
+        Expect::Error(_) => Ok(()),
+    }
 }
 
 fn per_replica_lists<'v>(v: &'v Value, replicas: usize, what: &str) -> Result<&'v [Value], String> {

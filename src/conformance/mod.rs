@@ -1,7 +1,7 @@
 //! The conformance model: what a test case is (`case`), where cases come from (golden JSON files in
 //! `golden`, runnable examples fenced in the book's Markdown in `book`), how a backend's answer is
 //! judged (`compare`), how one case runs (`runner`), which failures a backend is known to have
-//! (`expected`) and how a run is summarised (`report`).
+//! (`expected`), how a run is summarised (`report`) and how failures are written out (`keep`).
 //!
 //! Loading never aborts: a malformed file or fence becomes a case whose body is
 //! `CaseBody::Malformed`, which fails as a trial with a message naming the file and line, so one
@@ -13,6 +13,7 @@ pub mod compare;
 pub mod expected;
 pub mod fuzz;
 pub mod golden;
+pub mod keep;
 pub mod report;
 pub mod runner;
 

@@ -1,11 +1,12 @@
-//! The generated parts of the book: the rule-coverage page, the op status page and the SVG
-//! figures drawn from examples.
+//! The generated parts of the book: the rule-coverage page, the op status page (with the backend
+//! matrix), the backend marks under examples and the SVG figures drawn from examples.
 //!
 //! `generated_pages` scans the sources once (every page's rule labels and runnable examples, the
 //! golden cases, the test sources) into a [`Corpus`] and writes `reference/coverage.md` and
 //! `reference/status.md` from it. `expand_figures` replaces each ```` ```figure <kind> ```` fence
 //! of a page by an inline `<svg>` drawn from the page's own example (see `figures`).
 
+mod backends;
 mod coverage;
 mod figures;
 mod status;
@@ -15,6 +16,7 @@ use crate::conformance::{Case, CaseBody, Expect};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub(crate) use backends::{Reports as BackendReports, mark_word};
 pub use figures::expand_figures;
 
 /// The generated pages, as (book-relative path, Markdown).

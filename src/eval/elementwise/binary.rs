@@ -3,8 +3,10 @@
 //! - integer `remainder`: x%0 is x; MIN%−1 is 0; the result has the dividend's sign;
 //! - shifts: an amount at or past the bit width (read as unsigned) gives 0, or for
 //!   `shift-right-arithmetic` −1 when the operand is negative (its bits read as signed);
-//! - `maximum`/`minimum` of floats: a NaN operand is returned (lhs first); otherwise
-//!   `lhs < rhs ? rhs : lhs` and `rhs < lhs ? rhs : lhs`, so equal operands (±0) give the lhs;
+//! - `maximum`/`minimum` of floats: a NaN operand is returned (lhs first); otherwise IEEE
+//!   754-2019 `maximum`/`minimum`, which order −0 below +0 (StableHLO's specification and XLA:CPU
+//!   do so; XLA's evaluator returns the lhs of equal operands, so the sign of a zero from zeros of
+//!   both signs is the implementation's choice, and the book's cases say so);
 //! - `power`: x⁰ = 1 and 1ʸ = 1 always; a signed integer to a negative power is 0 (1 for base 1);
 //!   integer powers wrap; floats use IEEE `pow`;
 //! - PRED: `add`/`maximum` are OR, `multiply`/`minimum` are AND.
@@ -92,7 +94,9 @@ fn ipow(mut base: u64, mut exp: u64) -> u64 {
     r
 }
 
-/// Float maximum/minimum on the native type (so NaN payloads pass through untouched).
+/// Float maximum/minimum on the native type (so NaN payloads pass through untouched). Equal
+/// operands are equal values, so only a pair of zeros can tell which one comes out: the one with
+/// the sign IEEE 754-2019 orders higher (maximum) or lower (minimum).
 macro_rules! fmaxmin {
     ($p:expr, $q:expr, $max:expr) => {
         map2($p, $q, |x, y| {
@@ -100,9 +104,11 @@ macro_rules! fmaxmin {
                 x
             } else if y.is_nan() {
                 y
-            } else if $max {
-                if x < y { y } else { x }
+            } else if x < y {
+                if $max { y } else { x }
             } else if y < x {
+                if $max { x } else { y }
+            } else if x.is_sign_negative() == $max {
                 y
             } else {
                 x

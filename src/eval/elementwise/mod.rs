@@ -242,10 +242,10 @@ fn select(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
     finish(inst, &t.shape.dims, data)
 }
 
-/// `clamp(min, x, max)`: XLA's evaluator returns a NaN found in min, x or max (checked in that
-/// order) and otherwise `std::min(max, std::max(x, min))`. On ties those keep `x` against `min`
-/// and `max` against the rest, which decides only which zero comes out when zeros of both signs
-/// meet.
+/// `clamp(min, x, max)`: a NaN found in min, x or max (checked in that order, as XLA's evaluator
+/// does), otherwise `minimum(maximum(x, min), max)` with IEEE 754-2019's order of zeros (−0 below
+/// +0, as the element-wise `maximum` and `minimum`), which decides only which zero comes out when
+/// zeros of both signs meet.
 fn clamp(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
     let (lo, x, hi) = (array(ops, 0)?, array(ops, 1)?, array(ops, 2)?);
     for b in [lo, hi] {
@@ -273,8 +273,16 @@ fn clamp(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
                 } else if h.is_nan() {
                     h
                 } else {
-                    let m = if v < l { l } else { v };
-                    if m < h { m } else { h }
+                    let m = if v < l || (v == l && v.is_sign_negative()) {
+                        l
+                    } else {
+                        v
+                    };
+                    if m < h || (m == h && m.is_sign_negative()) {
+                        m
+                    } else {
+                        h
+                    }
                 }
             })
         };

@@ -81,28 +81,46 @@ pub trait FoldPlan: Sync {
         F: Fn(T, T) -> T + Sync + Send;
 }
 
-/// XLA's float maximum: the lhs NaN, else the rhs NaN, else `std::max` (lhs on ties).
+/// The sign bit of the float types the typed loops fold (IEEE 754-2019 puts −0 below +0 in
+/// `maximum` and `minimum`, like the element-wise ops).
+trait SignBit: PartialOrd + Copy {
+    fn negative(self) -> bool;
+}
+
+macro_rules! sign_bit {
+    ($($t:ty),*) => {$(
+        impl SignBit for $t {
+            #[inline(always)]
+            fn negative(self) -> bool {
+                self.is_sign_negative()
+            }
+        }
+    )*};
+}
+sign_bit!(f32, f64, f16, bf16);
+
+/// Float maximum: the lhs NaN, else the rhs NaN, else the larger with −0 below +0.
 #[inline(always)]
-fn fmax<T: PartialOrd + Copy>(a: T, b: T) -> T {
+fn fmax<T: SignBit>(a: T, b: T) -> T {
     #[allow(clippy::eq_op)]
     let (an, bn) = (a != a, b != b);
     if an {
         a
-    } else if bn || a < b {
+    } else if bn || a < b || (a == b && a.negative()) {
         b
     } else {
         a
     }
 }
 
-/// XLA's float minimum: the lhs NaN, else the rhs NaN, else `std::min` (lhs on ties).
+/// Float minimum: the lhs NaN, else the rhs NaN, else the smaller with −0 below +0.
 #[inline(always)]
-fn fmin<T: PartialOrd + Copy>(a: T, b: T) -> T {
+fn fmin<T: SignBit>(a: T, b: T) -> T {
     #[allow(clippy::eq_op)]
     let (an, bn) = (a != a, b != b);
     if an {
         a
-    } else if bn || b < a {
+    } else if bn || b < a || (a == b && b.negative()) {
         b
     } else {
         a
