@@ -87,8 +87,23 @@ fn float_max_min_nan_and_zeros() {
             "f32[3] maximum(p0, p1)",
             &["f32[3] {nan, 1, -0.0}", "f32[3] {2, nan, 0}"]
         ),
-        "f32[3] {nan, nan, -0.0}"
+        "f32[3] {nan, nan, 0}"
     );
+    // IEEE 754-2019 (StableHLO, XLA:CPU): -0 is below +0 whichever side it is on.
+    for (op, want) in [
+        ("maximum", "f32[4] {0, 0, -0.0, 0}"),
+        ("minimum", "f32[4] {-0.0, -0.0, -0.0, 0}"),
+    ] {
+        assert_eq!(
+            run_op(
+                &["f32[4]", "f32[4]"],
+                &format!("f32[4] {op}(p0, p1)"),
+                &["f32[4] {-0.0, 0, -0.0, 0}", "f32[4] {0, -0.0, -0.0, 0}"]
+            ),
+            want,
+            "{op}"
+        );
+    }
 }
 
 #[test]
