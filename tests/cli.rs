@@ -925,4 +925,35 @@ fn fuzz_runs_a_campaign_and_refuses_bad_options() {
         .output()
         .unwrap();
     check(&out, 2, "--size takes an integer from 1 to 64");
+    // Every family is named in the help and runs on its own, the multi-replica ones included.
+    let help = bin().args(["help", "fuzz"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for family in [
+        "gather",
+        "scatter",
+        "sort",
+        "select-and-scatter",
+        "rng-bit-generator",
+        "collective",
+    ] {
+        assert!(help.contains(family), "{family} not in the help");
+    }
+    let out = bin()
+        .args([
+            "fuzz",
+            "--backend",
+            "reference",
+            "--cases",
+            "40",
+            "--ops",
+            "collective,scatter,all-to-all",
+        ])
+        .output()
+        .unwrap();
+    check(&out, 0, "");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("40 cases in") && stdout.contains("all-to-all"),
+        "{stdout}"
+    );
 }

@@ -3,6 +3,7 @@
 
 mod collective;
 mod control;
+mod drafted;
 mod elementwise;
 mod front_end;
 mod indexing;
@@ -27,5 +28,6 @@ pub fn trials() -> Vec<Trial> {
     t.extend(control::trials());
     t.extend(numerics::trials());
     t.extend(collective::trials());
+    t.extend(drafted::trials());
     t
 }

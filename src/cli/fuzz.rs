@@ -11,14 +11,16 @@ use std::time::Duration;
 pub const HELP: &str = "\
 xla-spec fuzz --backend CMD [OPTIONS]
 
-Generates random valid modules (every element type, NaN, infinities, signed zeros, subnormals and
-integer extremes in the arguments; negative and interior padding, strides, dilations, group
-counts, out-of-range dynamic indices in the attributes; chains of element-wise ops), runs each on
-the backend and on the reference runtime, and compares them with the suite's rules (exact, or
-within a few ULPs for transcendental functions). A disagreement (another value, an error, a crash
-or a hang) is shrunk (to one element when the op is element-wise, else to the smallest size
-that still disagrees) and written to the --out directory as a candidate golden case holding
-both answers.
+Generates random valid modules (every element type, complex included, NaN, infinities, signed
+zeros, subnormals and integer extremes in the arguments; negative and interior padding, strides,
+dilations, group counts, out-of-range dynamic and gather indices, general gather/scatter
+dimension numbers with batching dimensions, non-default layouts, replica groups on 1 to 4
+replicas in the attributes; chains of element-wise and movement ops), runs each on the backend
+and on the reference runtime, and compares them with the suite's rules (exact, or within a few
+ULPs for transcendental functions; every replica's result). A disagreement (another value, an
+error, a crash or a hang) is shrunk (to one element when the op is element-wise, else to the
+smallest size that still disagrees) and written to the --out directory as a candidate golden
+case holding both answers.
 
 OPTIONS:
     --backend CMD     the backend under test (a JSON-lines protocol program, as for conform);
@@ -28,7 +30,9 @@ OPTIONS:
     --seed S          the campaign's seed (default 1); a run is the same for the same seed
     --ops LIST        comma-separated families or op names to draw (default: all); families:
                       unary, binary, compare, convert, select-clamp, movement, reduce,
-                      reduce-window, dot, convolution, chain
+                      reduce-window, dot, convolution, chain, gather, scatter, sort,
+                      select-and-scatter, rng-bit-generator, collective (all-reduce,
+                      all-gather, reduce-scatter, all-to-all, collective-permute)
     --size N          the largest dimension size drawn (1 to 64, default 4)
     --no-subnormals   draw no subnormal floats (for a backend known to flush them to zero, as
                       XLA:CPU does, so that its other disagreements show)

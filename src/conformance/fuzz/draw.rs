@@ -9,12 +9,25 @@
 //! extremes of each integer type turn up in about a quarter of the elements. Reductions,
 //! dot and convolution take small integers in floating-point types instead, so that any order
 //! of summation gives the same exact answer and a disagreement is never a matter of rounding.
+//!
+//! A generator's draws depend on the order it consumes the stream, so changing a generator
+//! changes what a seed draws: a finding is reproduced by its case file, not by its seed, once
+//! the generators have moved on.
 
-use crate::literal::{Array, ArrayData, Literal, Scalar, highest, lowest};
+use crate::literal::{Array, ArrayData, C128, Literal, Scalar, highest, lowest};
 use crate::shape::ArrayShape;
 use crate::types::ElementType::{self, *};
+use chain::chain;
+use collective::collective;
+use indexing::{gather, scatter};
+use ordering::{rng_bit_generator, select_and_scatter, sort};
 use structured::{convolution, dot, movement, reduce, reduce_window};
 
+mod chain;
+mod collective;
+mod indexing;
+pub mod layout;
+mod ordering;
 mod structured;
 
 /// SplitMix64: tiny, fast, and the same stream on every machine for a given seed.
@@ -64,7 +77,8 @@ pub struct Draft {
     pub family: &'static str,
     pub op: String,
     pub hlo: String,
-    pub args: Vec<Literal>,
+    /// The arguments, one list per replica: the program runs as `args.len()` replicas.
+    pub args: Vec<Vec<Literal>>,
     /// Transcendental functions are compared within a few ULPs; everything else exactly.
     pub approximate: bool,
     /// Every operand has the result's dimensions and element `i` of the result depends only on
@@ -73,6 +87,12 @@ pub struct Draft {
     /// The sign of a zero result is the implementation's choice (sums in any order, the
     /// maximum or minimum of +0 and -0).
     pub zero_sign_free: bool,
+}
+
+impl Draft {
+    pub fn replicas(&self) -> usize {
+        self.args.len()
+    }
 }
 
 pub const FAMILIES: &[&str] = &[
@@ -87,6 +107,24 @@ pub const FAMILIES: &[&str] = &[
     "dot",
     "convolution",
     "chain",
+    "gather",
+    "scatter",
+    "sort",
+    "select-and-scatter",
+    "rng-bit-generator",
+    "collective",
+];
+
+/// The families whose programs may carry non-default layouts on the ENTRY's parameters and
+/// result: the values are logical, so the answer must not change.
+const LAYOUT_FAMILIES: &[&str] = &[
+    "unary",
+    "binary",
+    "compare",
+    "convert",
+    "select-clamp",
+    "movement",
+    "chain",
 ];
 
 const FLOATS: &[ElementType] = &[F16, BF16, F32, F64];
@@ -95,10 +133,15 @@ const NUMERIC: &[ElementType] = &[S8, S16, S32, S64, U8, U16, U32, U64, F16, BF1
 const ALL: &[ElementType] = &[
     Pred, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64,
 ];
+const COMPLEX: &[ElementType] = &[C64, C128];
+/// Every array type, complex included.
+const EVERY: &[ElementType] = &[
+    Pred, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64, C64, C128,
+];
 
 /// Draws a program of `family` whose dimensions are at most `size`.
 pub fn draft(family: &str, rng: &mut Rng, size: i64) -> Draft {
-    match family {
+    let mut d = match family {
         "unary" => unary(rng, size),
         "binary" => binary(rng, size),
         "compare" => compare(rng, size),
@@ -109,8 +152,23 @@ pub fn draft(family: &str, rng: &mut Rng, size: i64) -> Draft {
         "reduce-window" => reduce_window(rng, size),
         "dot" => dot(rng, size),
         "convolution" => convolution(rng, size),
+        "gather" => gather(rng, size),
+        "scatter" => scatter(rng, size),
+        "sort" => sort(rng, size),
+        "select-and-scatter" => select_and_scatter(rng, size),
+        "rng-bit-generator" => rng_bit_generator(rng, size),
+        "collective" => collective(rng, size),
         _ => chain(rng, size),
+    };
+    if LAYOUT_FAMILIES.contains(&family) && rng.chance(30) {
+        layout::decorate(&mut d, rng);
     }
+    d
+}
+
+/// One replica's arguments.
+fn one(args: Vec<Literal>) -> Vec<Vec<Literal>> {
+    vec![args]
 }
 
 fn ty_name(t: ElementType) -> &'static str {
@@ -139,6 +197,17 @@ fn dims(rng: &mut Rng, size: i64, max_rank: usize) -> Vec<i64> {
 pub fn scalar(rng: &mut Rng, t: ElementType) -> Scalar {
     match t {
         Pred => Scalar::Pred(rng.chance(50)),
+        C64 | C128 => {
+            // Each part reaches the corners on its own: (NaN, 1), (-0, inf), ...
+            let part = t.complex_component().unwrap_or(F64);
+            let (re, im) = if rng.chance(20) {
+                // A real number in complex clothing: where real and complex code paths split.
+                (scalar(rng, part).as_f64(), 0.0)
+            } else {
+                (scalar(rng, part).as_f64(), scalar(rng, part).as_f64())
+            };
+            Scalar::from_c128(t, C128::new(re, im))
+        }
         _ if t.is_integer() => {
             let special = [
                 0i128,
@@ -236,18 +305,31 @@ pub fn array(rng: &mut Rng, t: ElementType, dims: &[i64]) -> Literal {
 
 /// Small integers (and for floats, halves), so that sums are exact in any order.
 fn tame(rng: &mut Rng, t: ElementType, dims: &[i64]) -> Literal {
-    array_with(t, dims, || match t {
+    array_with(t, dims, || tame_scalar(rng, t))
+}
+
+/// A small integer (for complex types, in each part).
+fn tame_scalar(rng: &mut Rng, t: ElementType) -> Scalar {
+    match t {
         Pred => Scalar::Pred(rng.chance(50)),
+        C64 | C128 => Scalar::from_c128(
+            t,
+            C128::new(rng.range(-4, 4) as f64, rng.range(-4, 4) as f64),
+        ),
         _ if t.is_integer() => {
             let lo = if t.is_signed_int() { -4 } else { 0 };
             Scalar::from_i128(t, rng.range(lo, 4) as i128).unwrap_or(Scalar::zero(t))
         }
         _ => Scalar::from_f64(t, rng.range(-4, 4) as f64),
-    })
+    }
 }
 
 fn module(body: &[String], params: &[String], extra: &str) -> String {
-    let mut s = String::from("HloModule fuzz\n\n");
+    module_with_header("HloModule fuzz", body, params, extra)
+}
+
+fn module_with_header(header: &str, body: &[String], params: &[String], extra: &str) -> String {
+    let mut s = format!("{header}\n\n");
     s.push_str(extra);
     s.push_str("ENTRY main {\n");
     for (i, p) in params.iter().enumerate() {
@@ -277,6 +359,8 @@ const UNARY: &[(&str, &[ElementType], bool)] = &[
     ("popcnt", INTS, false),
     ("count-leading-zeros", INTS, false),
     ("is-finite", FLOATS, false),
+    ("real", FLOATS, false),
+    ("imag", FLOATS, false),
     ("sqrt", FLOATS, false),
     ("rsqrt", FLOATS, true),
     ("cbrt", FLOATS, true),
@@ -291,15 +375,67 @@ const UNARY: &[(&str, &[ElementType], bool)] = &[
     ("tan", FLOATS, true),
 ];
 
+/// The unary ops that take complex operands, and whether their complex results are rounded more
+/// than once (compared within a few ULPs). Only `negate`, `real` and `imag` are exact there.
+const COMPLEX_UNARY: &[(&str, bool)] = &[
+    ("abs", true),
+    ("negate", false),
+    ("sign", true),
+    ("real", false),
+    ("imag", false),
+    ("sqrt", true),
+    ("rsqrt", true),
+    ("exponential", true),
+    ("exponential-minus-one", true),
+    ("log", true),
+    ("log-plus-one", true),
+    ("logistic", true),
+    ("tanh", true),
+    ("sine", true),
+    ("cosine", true),
+    ("tan", true),
+];
+
+/// Finite complex values of moderate size (halves in [-4, 4] in each part). The book pins no
+/// accuracy for the complex transcendental functions, nor the sign of a zero part on their branch
+/// cuts, so they get none of the corners: a disagreement there would be a question, not a finding.
+fn gentle_complex(rng: &mut Rng, t: ElementType, dims: &[i64]) -> Literal {
+    array_with(t, dims, || {
+        Scalar::from_c128(
+            t,
+            C128::new(rng.range(-8, 8) as f64 * 0.5, rng.range(-8, 8) as f64 * 0.5),
+        )
+    })
+}
+
 fn unary(rng: &mut Rng, size: i64) -> Draft {
     let (op, tys, approximate) = UNARY[rng.below(UNARY.len())];
-    let t = rng.pick(tys);
+    let complex = COMPLEX_UNARY.iter().find(|c| c.0 == op).copied();
     let d = dims(rng, size, 3);
+    let (t, x, approximate) = match complex {
+        Some((_, inexact)) if rng.chance(20) => {
+            let t = rng.pick(COMPLEX);
+            let x = if inexact {
+                gentle_complex(rng, t, &d)
+            } else {
+                array(rng, t, &d)
+            };
+            (t, x, inexact)
+        }
+        _ => {
+            let t = rng.pick(tys);
+            (t, array(rng, t, &d), approximate)
+        }
+    };
     Draft {
         family: "unary",
-        op: op.into(),
+        op: if t.is_complex() {
+            format!("{op} complex")
+        } else {
+            op.into()
+        },
         hlo: module(&[format!("r = {op}(p0)")], &[shape(t, &d)], ""),
-        args: vec![array(rng, t, &d)],
+        args: one(vec![x]),
         approximate,
         elementwise: true,
         zero_sign_free: false,
@@ -324,29 +460,77 @@ const BINARY: &[(&str, &[ElementType], bool)] = &[
     ("shift-right-arithmetic", INTS, false),
 ];
 
+/// A complex operand pair for `op`: every corner for the part-wise exact `add` and `subtract`;
+/// small integers for `multiply`, whose products are then exact; for the rest, finite values
+/// and a divisor or base that is not zero, where C99's special cases and branch cuts (which the
+/// book leaves to the sample points) stay out of the way.
+fn complex_operands(rng: &mut Rng, op: &str, t: ElementType, d: &[i64]) -> (Literal, Literal) {
+    match op {
+        "add" | "subtract" => (array(rng, t, d), array(rng, t, d)),
+        "multiply" => (tame(rng, t, d), tame(rng, t, d)),
+        _ => {
+            let a = gentle_complex(rng, t, d);
+            let b = array_with(t, d, || {
+                loop {
+                    let s = tame_scalar(rng, t);
+                    if s.as_c128() != C128::new(0.0, 0.0) {
+                        break s;
+                    }
+                }
+            });
+            if op == "divide" { (a, b) } else { (b, a) }
+        }
+    }
+}
+
 fn binary(rng: &mut Rng, size: i64) -> Draft {
     let (op, tys, approximate) = BINARY[rng.below(BINARY.len())];
-    let t = rng.pick(tys);
+    let complex_ok = matches!(
+        op,
+        "add" | "subtract" | "multiply" | "divide" | "power" | "atan2"
+    );
     let d = dims(rng, size, 3);
+    let (t, a, b) = if complex_ok && rng.chance(20) {
+        let t = rng.pick(COMPLEX);
+        let (a, b) = complex_operands(rng, op, t, &d);
+        (t, a, b)
+    } else {
+        let t = rng.pick(tys);
+        (t, array(rng, t, &d), array(rng, t, &d))
+    };
     let s = shape(t, &d);
     Draft {
         family: "binary",
-        op: op.into(),
+        op: if t.is_complex() {
+            format!("{op} complex")
+        } else {
+            op.into()
+        },
         hlo: module(&[format!("r = {op}(p0, p1)")], &[s.clone(), s], ""),
-        args: vec![array(rng, t, &d), array(rng, t, &d)],
-        // Integer power is exact; only the floating-point one is approximate.
-        approximate: approximate && t.is_floating(),
+        args: one(vec![a, b]),
+        // Integer power is exact, as are complex add, subtract and (on small integers) multiply.
+        approximate: (approximate && t.is_floating())
+            || (t.is_complex() && matches!(op, "divide" | "power" | "atan2")),
         elementwise: true,
         zero_sign_free: matches!(op, "maximum" | "minimum"),
     }
 }
 
 fn compare(rng: &mut Rng, size: i64) -> Draft {
-    let t = rng.pick(ALL);
-    let dir = rng.pick(&["EQ", "NE", "LT", "LE", "GT", "GE"]);
-    let ty_attr = if t.is_floating() && rng.chance(40) {
+    let t = if rng.chance(10) {
+        rng.pick(COMPLEX)
+    } else {
+        rng.pick(ALL)
+    };
+    // Complex numbers are not ordered: only EQ and NE apply.
+    let dir = if t.is_complex() {
+        rng.pick(&["EQ", "NE"])
+    } else {
+        rng.pick(&["EQ", "NE", "LT", "LE", "GT", "GE"])
+    };
+    let ty_attr = if t.is_float() && rng.chance(40) {
         ", type=TOTALORDER".to_string()
-    } else if t.is_floating() && rng.chance(30) {
+    } else if t.is_float() && rng.chance(30) {
         ", type=FLOAT".to_string()
     } else {
         String::new()
@@ -363,19 +547,20 @@ fn compare(rng: &mut Rng, size: i64) -> Draft {
     Draft {
         family: "compare",
         op: format!(
-            "compare {dir}{}",
+            "compare {dir}{}{}",
             if ty_attr.is_empty() {
                 ""
             } else {
                 " TOTALORDER/FLOAT"
-            }
+            },
+            if t.is_complex() { " complex" } else { "" }
         ),
         hlo: module(
             &[format!("r = compare(p0, p1), direction={dir}{ty_attr}")],
             &[s.clone(), s],
             "",
         ),
-        args: vec![a, b],
+        args: one(vec![a, b]),
         approximate: false,
         elementwise: true,
         zero_sign_free: false,
@@ -383,7 +568,14 @@ fn compare(rng: &mut Rng, size: i64) -> Draft {
 }
 
 fn convert(rng: &mut Rng, size: i64) -> Draft {
-    let (from, to) = (rng.pick(ALL), rng.pick(ALL));
+    let pool = if rng.chance(15) { EVERY } else { ALL };
+    let from = rng.pick(pool);
+    // A complex value converts only to a complex type (`convert.complex_to_real`).
+    let to = if from.is_complex() {
+        rng.pick(COMPLEX)
+    } else {
+        rng.pick(pool)
+    };
     let d = dims(rng, size, 2);
     let op = if rng.chance(25) && from.bit_width() == to.bit_width() && from != Pred && to != Pred {
         "bitcast-convert"
@@ -398,7 +590,7 @@ fn convert(rng: &mut Rng, size: i64) -> Draft {
             &[shape(from, &d)],
             "",
         ),
-        args: vec![array(rng, from, &d)],
+        args: one(vec![array(rng, from, &d)]),
         approximate: false,
         elementwise: true,
         zero_sign_free: false,
@@ -406,10 +598,10 @@ fn convert(rng: &mut Rng, size: i64) -> Draft {
 }
 
 fn select_clamp(rng: &mut Rng, size: i64) -> Draft {
-    let t = rng.pick(NUMERIC);
     let d = dims(rng, size, 3);
-    let s = shape(t, &d);
     if rng.chance(50) {
+        let t = rng.pick(EVERY);
+        let s = shape(t, &d);
         Draft {
             family: "select-clamp",
             op: "select".into(),
@@ -418,12 +610,18 @@ fn select_clamp(rng: &mut Rng, size: i64) -> Draft {
                 &[shape(Pred, &d), s.clone(), s],
                 "",
             ),
-            args: vec![array(rng, Pred, &d), array(rng, t, &d), array(rng, t, &d)],
+            args: one(vec![
+                array(rng, Pred, &d),
+                array(rng, t, &d),
+                array(rng, t, &d),
+            ]),
             approximate: false,
             elementwise: true,
             zero_sign_free: false,
         }
     } else {
+        let t = rng.pick(NUMERIC);
+        let s = shape(t, &d);
         // Bounds as scalars or arrays; lo > hi happens and is defined (min(max(x, lo), hi)).
         let scalar_bounds = rng.chance(50);
         let bd: Vec<i64> = if scalar_bounds { vec![] } else { d.clone() };
@@ -435,57 +633,15 @@ fn select_clamp(rng: &mut Rng, size: i64) -> Draft {
                 &[shape(t, &bd), s, shape(t, &bd)],
                 "",
             ),
-            args: vec![array(rng, t, &bd), array(rng, t, &d), array(rng, t, &bd)],
+            args: one(vec![
+                array(rng, t, &bd),
+                array(rng, t, &d),
+                array(rng, t, &bd),
+            ]),
             approximate: false,
             elementwise: !scalar_bounds,
             zero_sign_free: true,
         }
-    }
-}
-
-/// 2 to 6 element-wise operations chained on one shape: where a backend fuses, this is what it
-/// fuses. Only operations that round once (no transcendental ones) are chained, so the answer
-/// is exact and a fused multiply-add that skips a rounding shows up.
-fn chain(rng: &mut Rng, size: i64) -> Draft {
-    let t = rng.pick(&[S32, U8, F32, F64, BF16, F16]);
-    let d = dims(rng, size, 2);
-    let s = shape(t, &d);
-    let nparams = 3;
-    let mut values: Vec<String> = (0..nparams).map(|i| format!("p{i}")).collect();
-    let mut lines = vec![];
-    let steps = rng.range(2, 6);
-    let mut ops = vec![];
-    for k in 0..steps {
-        let a = values[rng.below(values.len())].clone();
-        let b = values[rng.below(values.len())].clone();
-        let name = format!("v{k}");
-        let op = rng.pick(&[
-            "add", "subtract", "multiply", "maximum", "minimum", "negate", "abs", "select",
-        ]);
-        let line = match op {
-            "negate" | "abs" if t.is_unsigned_int() => format!("{name} = add({a}, {b})"),
-            "negate" | "abs" => format!("{name} = {op}({a})"),
-            "select" => {
-                let c = format!("c{k}");
-                lines.push(format!("{c} = compare({a}, {b}), direction=LT"));
-                format!("{name} = select({c}, {b}, {a})")
-            }
-            _ => format!("{name} = {op}({a}, {b})"),
-        };
-        ops.push(op);
-        lines.push(line);
-        values.push(name);
-    }
-    let params: Vec<String> = (0..nparams).map(|_| s.clone()).collect();
-    let args = (0..nparams).map(|_| array(rng, t, &d)).collect();
-    Draft {
-        family: "chain",
-        op: format!("chain of {}", ops.join(",")),
-        hlo: module(&lines, &params, ""),
-        args,
-        approximate: false,
-        elementwise: true,
-        zero_sign_free: ops.iter().any(|o| matches!(*o, "maximum" | "minimum")),
     }
 }
 
@@ -501,6 +657,15 @@ const MOVEMENT: &[&str] = &[
     "dynamic-update-slice",
 ];
 
+/// The ops the `collective` family draws.
+const COLLECTIVES: &[&str] = &[
+    "all-reduce",
+    "all-gather",
+    "reduce-scatter",
+    "all-to-all",
+    "collective-permute",
+];
+
 /// The op names `--ops` may name besides the families.
 pub const OP_NAMES: &[&str] = &[
     "abs",
@@ -514,6 +679,8 @@ pub const OP_NAMES: &[&str] = &[
     "popcnt",
     "count-leading-zeros",
     "is-finite",
+    "real",
+    "imag",
     "sqrt",
     "rsqrt",
     "cbrt",
@@ -555,6 +722,11 @@ pub const OP_NAMES: &[&str] = &[
     "reshape",
     "dynamic-slice",
     "dynamic-update-slice",
+    "all-reduce",
+    "all-gather",
+    "reduce-scatter",
+    "all-to-all",
+    "collective-permute",
 ];
 
 /// The family that draws `op`.
@@ -565,6 +737,8 @@ pub fn family_of(op: &str) -> Option<&'static str> {
         Some("binary")
     } else if MOVEMENT.contains(&op) {
         Some("movement")
+    } else if COLLECTIVES.contains(&op) {
+        Some("collective")
     } else {
         match op {
             "compare" => Some("compare"),

@@ -8,12 +8,13 @@
 pub mod draw;
 
 use crate::backend::{Backend, Request};
-use crate::conformance::{Tolerance, compare};
+use crate::conformance::Tolerance;
+use crate::conformance::compare::compare_with;
 use crate::error::Error;
 use crate::hlo::printer::print_module;
 use crate::literal::{Array, ArrayData, Literal, literal_to_json};
 use crate::shape::ArrayShape;
-use crate::verify::parse_and_verify;
+use crate::verify::{Options as VerifyOptions, parse_and_verify_with};
 use draw::{Draft, FAMILIES, Rng};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -104,48 +105,59 @@ pub fn draft_for(s: u64, size: i64, config: &Config) -> Option<Draft> {
     wanted.then_some(d)
 }
 
-/// A draft made ready: verified by the reference, printed in full, with the reference's answer.
+/// A draft made ready: verified by the reference, printed in full, with the reference's answer
+/// (one value per replica).
 struct Ready {
     draft: Draft,
     text: String,
     module: crate::hlo::Module,
-    want: Literal,
+    want: Vec<Literal>,
+}
+
+/// The verifier's options for a draft: a multi-replica draft is verified for its count.
+fn verify_options(d: &Draft) -> VerifyOptions {
+    VerifyOptions {
+        replicas: (d.replicas() > 1).then_some(d.replicas()),
+        ..VerifyOptions::default()
+    }
+}
+
+/// The reference's view of a draft: the verified module, its full text, and every replica's
+/// result; an error when the reference refuses or fails (a generator's miss).
+pub fn reference(d: &Draft) -> crate::error::Result<(crate::hlo::Module, String, Vec<Literal>)> {
+    let opts = verify_options(d);
+    let module = parse_and_verify_with(&d.hlo, &opts)?;
+    let text = print_module(&module);
+    // The printed text must be what the reference verified.
+    let module = parse_and_verify_with(&text, &opts)?;
+    let outs = crate::eval::run_replicated(&module, d.args.clone(), &Default::default())?;
+    Ok((module, text, outs.into_iter().map(|o| o.result).collect()))
 }
 
 fn prepare(draft: Draft) -> Option<Ready> {
-    let module = parse_and_verify(&draft.hlo).ok()?;
-    let text = print_module(&module);
-    // The printed text must be what the reference verified.
-    let module = parse_and_verify(&text).ok()?;
-    let out = crate::eval::run(&module, draft.args.clone(), &Default::default()).ok()?;
+    let (module, text, want) = reference(&draft).ok()?;
     Some(Ready {
         draft,
         text,
         module,
-        want: out.result,
+        want,
     })
 }
 
 fn tolerance(r: &Ready) -> Option<Tolerance> {
     if !r.draft.approximate {
-        // Where the result is a sum in an order of the implementation's choosing, or the larger
-        // or smaller of two zeros, the sign of a zero result is the implementation's: `ulp: 0`
-        // is exact comparison with that one freedom.
-        return r.draft.zero_sign_free.then_some(Tolerance {
-            atol: 0.0,
-            rtol: 0.0,
-            ulp: Some(0),
-        });
+        return None;
     }
-    let ty = r.want.as_array().map(|a| a.ty())?;
+    let ty = r.want.first().and_then(|w| w.as_array()).map(|a| a.ty())?;
     use crate::types::ElementType::*;
+    // Complex results are judged part by part, as their component type.
     Some(match ty {
-        F64 => Tolerance {
+        F64 | C128 => Tolerance {
             atol: 1e-13,
             rtol: 1e-12,
             ulp: Some(64),
         },
-        F32 => Tolerance {
+        F32 | C64 => Tolerance {
             atol: 1e-6,
             rtol: 1e-5,
             ulp: Some(16),
@@ -158,37 +170,58 @@ fn tolerance(r: &Ready) -> Option<Tolerance> {
     })
 }
 
-/// What the backend did with a ready case: `None` when it agrees.
+/// Where the result is a sum in an order of the implementation's choosing, or the larger or
+/// smaller of two zeros, the sign of a zero result is the implementation's (the case's latitude).
+fn zero_sign(r: &Ready) -> bool {
+    r.draft.zero_sign_free
+}
+
+/// What the backend did with a ready case.
 enum Verdict {
     Agree,
-    Mismatch { got: Literal, message: String },
+    /// Another value (for some replica): every replica's answer.
+    Mismatch {
+        got: Vec<Literal>,
+        message: String,
+    },
     Error(Error),
 }
 
 fn judge(r: &Ready, backend: &mut dyn Backend) -> Verdict {
-    let args = [r.draft.args.clone()];
     let req = Request {
         hlo: &r.text,
         module: Some(&r.module),
-        args: &args,
+        args: &r.draft.args,
         infeed: &[],
     };
-    match backend.execute(&req) {
-        Err(e) => Verdict::Error(e),
-        Ok(resp) => match resp.results.first() {
-            None => Verdict::Mismatch {
-                got: Literal::Tuple(vec![]),
-                message: "the backend returned no result".into(),
-            },
-            Some(got) => match compare(got, &r.want, tolerance(r).as_ref()) {
-                Ok(()) => Verdict::Agree,
-                Err(message) => Verdict::Mismatch {
-                    got: got.clone(),
-                    message,
-                },
-            },
-        },
+    let resp = match backend.execute(&req) {
+        Err(e) => return Verdict::Error(e),
+        Ok(resp) => resp,
+    };
+    if resp.results.len() != r.want.len() {
+        return Verdict::Mismatch {
+            message: format!(
+                "the backend returned {} result(s) for {} replica(s)",
+                resp.results.len(),
+                r.want.len()
+            ),
+            got: resp.results,
+        };
     }
+    let multi = r.want.len() > 1;
+    for (k, (got, want)) in resp.results.iter().zip(&r.want).enumerate() {
+        if let Err(m) = compare_with(got, want, tolerance(r).as_ref(), zero_sign(r)) {
+            return Verdict::Mismatch {
+                message: if multi {
+                    format!("replica {k}: {m}")
+                } else {
+                    m
+                },
+                got: resp.results,
+            };
+        }
+    }
+    Verdict::Agree
 }
 
 fn kind_of(v: &Verdict) -> String {
@@ -199,10 +232,70 @@ fn kind_of(v: &Verdict) -> String {
     }
 }
 
-/// Element `i` of every operand and of the draft, as a rank-0 program: the smallest form of an
-/// element-wise disagreement.
+/// The text with the layouts of rank-0 shapes dropped: `f32[]{0,1}` -> `f32[]`, for a program
+/// whose dimensions were cut to none.
+fn without_scalar_layouts(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("[]{") {
+        out.push_str(&rest[..i + 2]);
+        rest = &rest[i + 2..];
+        match rest.find('}') {
+            Some(j) if rest[1..j].chars().all(|c| c.is_ascii_digit() || c == ',') => {
+                rest = &rest[j + 1..];
+            }
+            _ => {}
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The rank-0 program of element `i` of an element-wise draft whose result has dimensions
+/// `dims`: the same instructions on element `i` of every operand. Its answer must be element `i`
+/// of the draft's, which makes it both the smallest form of an element-wise disagreement and the
+/// scalar twin a vectorised loop is held to.
+pub fn scalar_twin(d: &Draft, dims: &[i64], i: usize) -> Option<Draft> {
+    if !d.elementwise || d.replicas() != 1 || dims.is_empty() {
+        return None;
+    }
+    let at = |a: &Array| -> Option<Literal> {
+        let data = ArrayData::splat(a.data.get(i), 1);
+        Array::from_data(ArrayShape::new(a.ty(), vec![]), data)
+            .ok()
+            .map(Literal::Array)
+    };
+    let dims_text = format!(
+        "[{}]",
+        dims.iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let mut t = d.clone();
+    t.hlo = without_scalar_layouts(&d.hlo.replace(&dims_text, "[]"));
+    t.args = vec![
+        d.args[0]
+            .iter()
+            .map(|a| {
+                a.as_array()
+                    .filter(|a| a.dims() == dims || a.rank() == 0)
+                    .and_then(|a| {
+                        if a.rank() == 0 {
+                            Some(Literal::Array(a.clone()))
+                        } else {
+                            at(a)
+                        }
+                    })
+            })
+            .collect::<Option<Vec<_>>>()?,
+    ];
+    Some(t)
+}
+
+/// The first differing element of an element-wise disagreement, as a rank-0 program.
 fn one_element(r: &Ready, got: &Literal) -> Option<Ready> {
-    let (Some(g), Some(w)) = (got.as_array(), r.want.as_array()) else {
+    let (Some(g), Some(w)) = (got.as_array(), r.want.first().and_then(|w| w.as_array())) else {
         return None;
     };
     if g.dims() != w.dims() || g.ty() != w.ty() || w.rank() == 0 {
@@ -216,26 +309,10 @@ fn one_element(r: &Ready, got: &Literal) -> Option<Ready> {
             .map(Literal::Array)
     };
     let i = (0..w.len()).find(|&i| match (at(g, i), at(w, i)) {
-        (Some(x), Some(y)) => compare(&x, &y, tol.as_ref()).is_err(),
+        (Some(x), Some(y)) => compare_with(&x, &y, tol.as_ref(), zero_sign(r)).is_err(),
         _ => false,
     })?;
-    let dims_text = format!(
-        "[{}]",
-        w.dims()
-            .iter()
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    );
-    let mut d = r.draft.clone();
-    d.hlo = d.hlo.replace(&dims_text, "[]");
-    d.args = r
-        .draft
-        .args
-        .iter()
-        .map(|a| a.as_array().and_then(|a| at(a, i)))
-        .collect::<Option<Vec<_>>>()?;
-    prepare(d)
+    prepare(scalar_twin(&r.draft, w.dims(), i)?)
 }
 
 /// Shrinks a disagreement: one element for element-wise programs, else the smallest size at
@@ -249,7 +326,7 @@ fn shrink(
 ) -> (Ready, Verdict) {
     let kind = kind_of(&verdict);
     if let (true, Verdict::Mismatch { got, .. }) = (r.draft.elementwise, &verdict)
-        && let Some(small) = one_element(&r, got)
+        && let Some(small) = got.first().and_then(|g| one_element(&r, g))
     {
         let v = judge(&small, backend);
         if kind_of(&v) == kind {
@@ -269,12 +346,28 @@ fn shrink(
     (r, verdict)
 }
 
+/// One value, or (for several replicas) the list of them, as a case file writes them.
+fn per_replica_json(v: &[Literal]) -> Value {
+    if v.len() == 1 {
+        literal_to_json(&v[0])
+    } else {
+        Value::Array(v.iter().map(literal_to_json).collect())
+    }
+}
+
 fn candidate(r: &Ready, v: &Verdict, case_seed: u64, config: &Config, backend: &str) -> Value {
     let (answer, message) = match v {
-        Verdict::Mismatch { got, message } => (literal_to_json(got), message.clone()),
+        Verdict::Mismatch { got, message } => (per_replica_json(got), message.clone()),
         Verdict::Error(e) => (json!({"error": e.to_string()}), e.to_string()),
         Verdict::Agree => (Value::Null, String::new()),
     };
+    let n = r.draft.replicas();
+    let args: Vec<Value> = r
+        .draft
+        .args
+        .iter()
+        .map(|a| Value::Array(a.iter().map(literal_to_json).collect()))
+        .collect();
     let mut case = json!({
         "name": format!("{}_{case_seed:016x}", slug(&r.draft.op)),
         "description": format!(
@@ -282,8 +375,8 @@ fn candidate(r: &Ready, v: &Verdict, case_seed: u64, config: &Config, backend: &
             config.seed, backend, r.draft.op
         ),
         "hlo": r.text,
-        "args": r.draft.args.iter().map(literal_to_json).collect::<Vec<_>>(),
-        "expected": literal_to_json(&r.want),
+        "args": if n == 1 { args[0].clone() } else { Value::Array(args) },
+        "expected": per_replica_json(&r.want),
         "provenance": {"backend": "xla-spec reference runtime (fuzz candidate: triage before committing)"},
         "fuzz": {
             "seed": config.seed,
@@ -293,6 +386,12 @@ fn candidate(r: &Ready, v: &Verdict, case_seed: u64, config: &Config, backend: &
             "difference": message,
         },
     });
+    if n > 1 {
+        case["replicas"] = json!(n);
+    }
+    if zero_sign(r) {
+        case["latitude"] = json!({"zero_sign": true});
+    }
     if let Some(t) = tolerance(r) {
         let mut o = json!({"atol": t.atol, "rtol": t.rtol});
         if let Some(u) = t.ulp {

@@ -190,7 +190,7 @@ pub(super) fn movement(rng: &mut Rng, size: i64) -> Draft {
         family: "movement",
         op: which.into(),
         hlo: module(&[line], &params, ""),
-        args,
+        args: one(args),
         approximate: false,
         elementwise: false,
         zero_sign_free: false,
@@ -201,6 +201,9 @@ pub(super) fn movement(rng: &mut Rng, size: i64) -> Draft {
 fn reducer(rng: &mut Rng, t: ElementType) -> (&'static str, String, String) {
     let op = if t == Pred {
         rng.pick(&["and", "or"])
+    } else if t.is_complex() {
+        // Complex numbers are not ordered: `add` is the complex reduction there is.
+        "add"
     } else {
         rng.pick(&["add", "maximum", "minimum", "multiply"])
     };
@@ -209,6 +212,7 @@ fn reducer(rng: &mut Rng, t: ElementType) -> (&'static str, String, String) {
         "red {{\n  a = {s} parameter(0)\n  b = {s} parameter(1)\n  ROOT c = {s} {op}(a, b)\n}}\n\n"
     );
     let init = match (op, t) {
+        _ if t.is_complex() => "(0, 0)".into(),
         ("and", _) => "true".into(),
         ("or", _) => "false".into(),
         ("add", _) => "0".into(),
@@ -231,7 +235,11 @@ fn reduce_input(rng: &mut Rng, op: &str, t: ElementType, d: &[i64]) -> Literal {
 }
 
 pub(super) fn reduce(rng: &mut Rng, size: i64) -> Draft {
-    let t = rng.pick(ALL);
+    let t = if rng.chance(10) {
+        rng.pick(COMPLEX)
+    } else {
+        rng.pick(ALL)
+    };
     let d = dims(rng, size, 3);
     let (op, comp, init) = reducer(rng, t);
     let red: Vec<i64> = (0..d.len() as i64).filter(|_| rng.chance(50)).collect();
@@ -250,7 +258,7 @@ pub(super) fn reduce(rng: &mut Rng, size: i64) -> Draft {
             &[shape(t, &d)],
             &comp,
         ),
-        args: vec![x],
+        args: one(vec![x]),
         approximate: false,
         elementwise: false,
         zero_sign_free: true,
@@ -294,7 +302,7 @@ pub(super) fn reduce_window(rng: &mut Rng, size: i64) -> Draft {
             &[shape(t, &d)],
             &comp,
         ),
-        args: vec![x],
+        args: one(vec![x]),
         approximate: false,
         elementwise: false,
         zero_sign_free: true,
@@ -302,7 +310,7 @@ pub(super) fn reduce_window(rng: &mut Rng, size: i64) -> Draft {
 }
 
 pub(super) fn dot(rng: &mut Rng, size: i64) -> Draft {
-    let t = rng.pick(&[S8, S32, S64, U8, U32, F16, BF16, F32, F64]);
+    let t = rng.pick(&[S8, S32, S64, U8, U32, F16, BF16, F32, F64, C64, C128]);
     let b = rng.range(0, 1);
     let (m, k, n) = (rng.range(1, size), rng.range(0, size), rng.range(1, size));
     let batch: Vec<i64> = (0..b).map(|_| rng.range(1, 3)).collect();
@@ -330,7 +338,7 @@ pub(super) fn dot(rng: &mut Rng, size: i64) -> Draft {
             &[shape(t, &ld), shape(t, &rd)],
             "",
         ),
-        args: vec![tame(rng, t, &ld), tame(rng, t, &rd)],
+        args: one(vec![tame(rng, t, &ld), tame(rng, t, &rd)]),
         approximate: false,
         elementwise: false,
         zero_sign_free: true,
@@ -349,14 +357,14 @@ pub(super) fn convolution(rng: &mut Rng, size: i64) -> Draft {
     let lhs = [n, h, w, cin];
     let rhs = [kh, kw, cin / groups, cout];
     let strides = format!("{}x{}", rng.range(1, 2), rng.range(1, 2));
-    // Negative padding crops the input; XLA's convolutions take it.
-    let pads = format!(
-        "{}_{}x{}_{}",
-        rng.range(-1, 2),
-        rng.range(-1, 2),
-        rng.range(-1, 2),
-        rng.range(-1, 2)
-    );
+    // Negative padding crops the input; XLA's convolutions take it, as long as something
+    // (possibly nothing) is left: the input is at least `h` wide whatever its dilation.
+    let mut pad = |n: i64| {
+        let lo = rng.range(-1, 2);
+        let hi = rng.range((-n - lo).max(-1), 2);
+        format!("{lo}_{hi}")
+    };
+    let pads = format!("{}x{}", pad(h), pad(w));
     let lhs_d = format!("{}x{}", rng.range(1, 2), rng.range(1, 2));
     let rhs_d = format!("{}x{}", rng.range(1, 2), rng.range(1, 2));
     let reversal = if rng.chance(20) {
@@ -371,7 +379,7 @@ pub(super) fn convolution(rng: &mut Rng, size: i64) -> Draft {
         family: "convolution",
         op: "convolution".into(),
         hlo: module(&[line], &[shape(t, &lhs), shape(t, &rhs)], ""),
-        args: vec![tame(rng, t, &lhs), tame(rng, t, &rhs)],
+        args: one(vec![tame(rng, t, &lhs), tame(rng, t, &rhs)]),
         approximate: false,
         elementwise: false,
         zero_sign_free: true,
