@@ -303,7 +303,7 @@ impl DotPlan {
 
 fn dot_typed<X, T, F>(l: &[X], r: &[X], plan: &DotPlan, kern: &MicroKernel<T>, conv: F) -> Vec<T>
 where
-    X: Copy + Send + Sync,
+    X: Copy + Send + Sync + 'static,
     T: GemmElem,
     F: Fn(X) -> T + Sync + Copy,
 {

@@ -237,7 +237,7 @@ pub fn conv_fast<S, T, F>(
     out: &mut [T],
 ) -> KernelKind
 where
-    S: Copy + Send + Sync,
+    S: Copy + Send + Sync + 'static,
     T: GemmElem,
     F: Fn(S) -> T + Sync,
 {

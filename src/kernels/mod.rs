@@ -1,6 +1,7 @@
 //! Fast kernels (blocked GEMM, convolution through it), each behind a naive oracle
 //! (`eval::linalg`) that property tests hold it equal to.
 
+pub mod cache;
 pub mod conv;
 pub mod factor;
 pub mod gemm;

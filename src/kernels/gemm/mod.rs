@@ -19,18 +19,27 @@
 //! panels, so the kernel never branches on edges; edge tiles of C go through a small buffer.
 //! Packing is also where operands are read through arbitrary index tables (any DotGeneral
 //! dimension order, no transposed copy) and converted to the accumulation type (F16/BF16 to F32,
-//! integers to wrapping i64).
+//! integers to wrapping i64); tables that are arithmetic progressions (every plain row- or
+//! column-major operand) are packed by contiguous runs instead of element by element.
+//!
+//! Skinny products change the plan (Goto & van de Geijn's GEPP/GEMP shapes): with fewer rows
+//! than two tiles per thread, the threads split the columns instead of the rows, each packing
+//! the B panels it uses just before using them, and the tile shrinks to the rows there are
+//! (`MicroKernel::for_rows`); with fewer columns than half a tile, `gemm` computes `C^T = B^T
+//! A^T`, which puts the long dimension where the vector lanes are.
 //!
 //! The micro-kernel is chosen at run time from the CPU's features (`MicroKernel::best`): AVX-512F,
 //! AVX2+FMA, or portable scalar code; all three are one generic body (`simd::body`). Block sizes
-//! are per kernel and sized for this machine's caches (48 KiB L1d, 1 MiB L2 per core, 32 MiB L3):
-//! the B micro-panel `KC x NR` fills about half of L1 and the A block `MC x KC` about a quarter of
-//! L2, leaving room for the C tile and the next panels.
+//! come from the caches of the machine it runs on (`Blocks::for_caches`, after the analytical
+//! model of Low et al., "Analytical Modeling Is Enough for High-Performance BLIS", ACM TOMS 2016):
+//! the B micro-panel `KC x NR` takes half of L1, the A block `MC x KC` half of L2, and the B block
+//! `KC x NC` a quarter of L3.
 
 pub mod simd;
 
+use super::cache::{self, Caches};
 use rayon::prelude::*;
-use simd::{KernelFn, ScalarOps};
+use simd::{KernelFn, RowDotFn, ScalarOps, VecMatFn};
 
 /// Which micro-kernel ran: tests and benchmarks report it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,7 +101,7 @@ pub fn parse_blocks(text: &str) -> Option<(usize, usize, usize)> {
 
 /// One micro-kernel instance with its tile and block sizes.
 #[derive(Clone, Copy)]
-pub struct MicroKernel<T> {
+pub struct MicroKernel<T: 'static> {
     pub kind: KernelKind,
     pub mr: usize,
     pub nr: usize,
@@ -100,6 +109,42 @@ pub struct MicroKernel<T> {
     pub mc: usize,
     pub nc: usize,
     pub f: KernelFn<T>,
+    /// Instances with fewer rows (ascending `mr`, same `nr`), for products with few rows.
+    pub small: &'static [(usize, KernelFn<T>)],
+    /// The same instruction set's vector-matrix product, for one-row products.
+    pub vecmat: VecMatFn<T>,
+    /// Row-dot instances `(columns, rows, f)` for products with at most 8 columns, ascending in
+    /// columns, each with a one-row twin for the last rows (empty: none).
+    pub rowdot: &'static [RowDot<T>],
+}
+
+/// One row-dot instance: `NN` columns, `R` rows at a time, and its one-row twin.
+pub struct RowDot<T: 'static> {
+    pub cols: usize,
+    pub rows: usize,
+    pub f: RowDotFn<T>,
+    pub one: RowDotFn<T>,
+}
+
+/// Block sizes for a tile of `mr x nr` elements of `elem` bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blocks {
+    pub kc: usize,
+    pub mc: usize,
+    pub nc: usize,
+}
+
+impl Blocks {
+    /// The analytical model's sizes for these caches: the B micro-panel (`KC x NR`) in half of
+    /// L1, leaving the other half to the A micro-panel and the C tile's lines; the A block
+    /// (`MC x KC`) in half of L2; the B block (`KC x NC`) in a quarter of L3, which other cores
+    /// share. Each is rounded down to whole tiles and kept within sane bounds.
+    pub fn for_caches(c: &Caches, mr: usize, nr: usize, elem: usize) -> Blocks {
+        let kc = (c.l1d / (nr * elem)).clamp(64, 384) / 8 * 8;
+        let mc = ((c.l2 / 2 / (kc * elem)) / mr * mr).clamp(mr, 4096 / mr * mr);
+        let nc = ((c.l3 / 4 / (kc * elem)) / nr * nr).clamp(nr, 8192 / nr * nr);
+        Blocks { kc, mc, nc }
+    }
 }
 
 /// Element types the GEMM accumulates in.
@@ -117,6 +162,7 @@ impl<T: GemmElem> MicroKernel<T> {
             .and_then(T::kernel)
             .or_else(|| Self::available().into_iter().next())
             .unwrap_or_else(Self::portable);
+        // Environment overrides replace the cache-derived sizes.
         // Block sizes are cache sizes in disguise; the override lets them be re-tuned on a new
         // machine with one build (`xla-spec bench` or `cargo bench --bench linalg` per setting).
         if let Some((kc, mc, nc)) = std::env::var("XLA_SPEC_GEMM_BLOCKS")
@@ -142,31 +188,88 @@ impl<T: GemmElem> MicroKernel<T> {
     }
 
     fn portable() -> MicroKernel<T> {
+        Self::with_blocks(
+            KernelKind::Portable,
+            (4, 4),
+            portable_kernel::<T, 4>,
+            &[],
+            portable_vecmat::<T>,
+            &[],
+        )
+    }
+
+    /// A kernel with block sizes for this machine's caches.
+    fn with_blocks(
+        kind: KernelKind,
+        (mr, nr): (usize, usize),
+        f: KernelFn<T>,
+        small: &'static [(usize, KernelFn<T>)],
+        vecmat: VecMatFn<T>,
+        rowdot: &'static [RowDot<T>],
+    ) -> MicroKernel<T> {
+        let Blocks { kc, mc, nc } =
+            Blocks::for_caches(&cache::detect(), mr, nr, std::mem::size_of::<T>());
         MicroKernel {
-            kind: KernelKind::Portable,
-            mr: 4,
-            nr: 4,
-            kc: 256,
-            mc: 128,
-            nc: 4096,
-            f: portable_kernel::<T>,
+            kind,
+            mr,
+            nr,
+            kc,
+            mc,
+            nc,
+            f,
+            small,
+            vecmat,
+            rowdot,
+        }
+    }
+
+    /// The same kernel with the smallest tile that covers `m` rows, when `m` is less than a full
+    /// tile and a smaller instance exists; otherwise this kernel.
+    pub fn for_rows(&self, m: usize) -> MicroKernel<T> {
+        match self.small.iter().find(|&&(mr, _)| mr >= m && mr < self.mr) {
+            Some(&(mr, f)) => MicroKernel { mr, f, ..*self },
+            None => *self,
         }
     }
 }
 
-unsafe fn portable_kernel<T: ScalarOps>(
+unsafe fn portable_vecmat<T: ScalarOps>(
+    k: usize,
+    x: *const T,
+    b: *const T,
+    ldb: usize,
+    y: *mut T,
+    n: usize,
+    acc: bool,
+) {
+    unsafe { simd::vecmat_body::<simd::Portable<T>, 4>(k, x, b, ldb, y, n, acc) }
+}
+
+unsafe fn portable_kernel<T: ScalarOps, const MR: usize>(
     k: usize,
     a: *const T,
     b: *const T,
+    ldb: usize,
     c: *mut T,
     ldc: usize,
     acc: bool,
 ) {
-    unsafe { simd::body::<simd::Portable<T>, 4, 4>(k, a, b, c, ldc, acc) }
+    unsafe { simd::body::<simd::Portable<T>, MR, 4>(k, a, b, ldb, c, ldc, acc) }
+}
+
+macro_rules! rowdot {
+    ($f:ident, $v:ty, $cols:literal, $rows:literal) => {
+        RowDot {
+            cols: $cols,
+            rows: $rows,
+            f: $f::<$v, $rows, $cols>,
+            one: $f::<$v, 1, $cols>,
+        }
+    };
 }
 
 macro_rules! float_kernels {
-    ($t:ty, $avx2:ident, $avx512:ident, $kc2:expr, $mc2:expr, $kc5:expr, $mc5:expr) => {
+    ($t:ty, $avx2:ident, $avx512:ident, $v2:ty, $v5:ty) => {
         impl GemmElem for $t {
             fn kernel(kind: KernelKind) -> Option<MicroKernel<$t>> {
                 match kind {
@@ -174,30 +277,50 @@ macro_rules! float_kernels {
                     #[cfg(target_arch = "x86_64")]
                     KernelKind::Avx2Fma => {
                         use simd::x86::*;
+                        const SMALL: [(usize, KernelFn<$t>); 3] =
+                            [(1, $avx2::<1>), (2, $avx2::<2>), (4, $avx2::<4>)];
+                        // 16 registers: rows x columns accumulators at most 8.
+                        const ROWDOT: [RowDot<$t>; 4] = [
+                            rowdot!(avx2_rowdot, $v2, 1, 4),
+                            rowdot!(avx2_rowdot, $v2, 2, 4),
+                            rowdot!(avx2_rowdot, $v2, 4, 2),
+                            rowdot!(avx2_rowdot, $v2, 8, 1),
+                        ];
                         let lanes = 32 / std::mem::size_of::<$t>();
-                        Some(MicroKernel {
+                        Some(MicroKernel::with_blocks(
                             kind,
-                            mr: AVX2_MR,
-                            nr: AVX2_NV * lanes,
-                            kc: $kc2,
-                            mc: $mc2,
-                            nc: 4096,
-                            f: $avx2,
-                        })
+                            (AVX2_MR, AVX2_NV * lanes),
+                            $avx2::<AVX2_MR>,
+                            &SMALL,
+                            avx2_vecmat::<$v2>,
+                            &ROWDOT,
+                        ))
                     }
                     #[cfg(target_arch = "x86_64")]
                     KernelKind::Avx512 => {
                         use simd::x86::*;
+                        const SMALL: [(usize, KernelFn<$t>); 4] = [
+                            (1, $avx512::<1>),
+                            (2, $avx512::<2>),
+                            (4, $avx512::<4>),
+                            (8, $avx512::<8>),
+                        ];
+                        // 32 registers: rows x columns accumulators at most 16.
+                        const ROWDOT: [RowDot<$t>; 4] = [
+                            rowdot!(avx512_rowdot, $v5, 1, 4),
+                            rowdot!(avx512_rowdot, $v5, 2, 4),
+                            rowdot!(avx512_rowdot, $v5, 4, 4),
+                            rowdot!(avx512_rowdot, $v5, 8, 2),
+                        ];
                         let lanes = 64 / std::mem::size_of::<$t>();
-                        Some(MicroKernel {
+                        Some(MicroKernel::with_blocks(
                             kind,
-                            mr: AVX512_MR,
-                            nr: AVX512_NV * lanes,
-                            kc: $kc5,
-                            mc: $mc5,
-                            nc: 4096,
-                            f: $avx512,
-                        })
+                            (AVX512_MR, AVX512_NV * lanes),
+                            $avx512::<AVX512_MR>,
+                            &SMALL,
+                            avx512_vecmat::<$v5>,
+                            &ROWDOT,
+                        ))
                     }
                     #[cfg(not(target_arch = "x86_64"))]
                     _ => None,
@@ -207,10 +330,8 @@ macro_rules! float_kernels {
     };
 }
 
-// B micro-panel KC x NR: f32 avx2 256x16x4 = 16 KiB, avx512 192x32x4 = 24 KiB; f64 avx2
-// 256x8x8 = 16 KiB, avx512 192x16x8 = 24 KiB. A block MC x KC: 240..288 rows, 180..270 KiB.
-float_kernels!(f32, avx2_f32, avx512_f32, 256, 240, 192, 288);
-float_kernels!(f64, avx2_f64, avx512_f64, 256, 120, 192, 144);
+float_kernels!(f32, avx2_f32, avx512_f32, Avx2F32, Avx512F32);
+float_kernels!(f64, avx2_f64, avx512_f64, Avx2F64, Avx512F64);
 
 impl GemmElem for i64 {
     fn kernel(kind: KernelKind) -> Option<MicroKernel<i64>> {
@@ -228,20 +349,197 @@ pub struct MatRef<'a, S> {
     pub cols: &'a [usize],
 }
 
-impl<S: Copy> MatRef<'_, S> {
+impl<'a, S: Copy> MatRef<'a, S> {
     /// Checks every element the tables can address is inside `data`, so packing cannot read out
     /// of bounds.
     fn in_bounds(&self) -> bool {
         let mr = self.rows.iter().max();
         let mc = self.cols.iter().max();
         match (mr, mc) {
-            (Some(r), Some(c)) => self.base + r + c < self.data.len(),
+            (Some(r), Some(c)) => self
+                .base
+                .checked_add(*r)
+                .and_then(|x| x.checked_add(*c))
+                .is_some_and(|x| x < self.data.len()),
             _ => true,
         }
     }
     #[inline(always)]
     fn at(&self, i: usize, j: usize) -> S {
         self.data[self.base + self.rows[i] + self.cols[j]]
+    }
+    /// The transposed view: the same elements, rows and columns swapped.
+    pub fn t(self) -> MatRef<'a, S> {
+        MatRef {
+            rows: self.cols,
+            cols: self.rows,
+            ..self
+        }
+    }
+    /// The view as an origin and two strides, when both tables are arithmetic progressions.
+    fn strided(&self) -> Option<Strided> {
+        let (r0, rs) = progression(self.rows)?;
+        let (c0, cs) = progression(self.cols)?;
+        Some(Strided {
+            origin: self.base + r0 + c0,
+            rs,
+            cs,
+        })
+    }
+}
+
+/// A view whose element `(i, j)` is at `origin + i * rs + j * cs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Strided {
+    origin: usize,
+    rs: usize,
+    cs: usize,
+}
+
+/// `(start, step)` when `t` is `start, start + step, start + 2 * step, ...` (a table of one
+/// entry has step 0).
+fn progression(t: &[usize]) -> Option<(usize, usize)> {
+    match t {
+        [] => None,
+        [x] => Some((*x, 0)),
+        [x, y, ..] => {
+            let step = y.checked_sub(*x)?;
+            t.windows(2)
+                .all(|w| w[1].checked_sub(w[0]) == Some(step))
+                .then_some((*x, step))
+        }
+    }
+}
+
+/// `dst[j * dj + i] = conv(rows[i][j])` for `H` rows of `w` elements: with the row count known
+/// at compile time the inner loop unrolls and its bounds checks go. The rows are taken a cache
+/// line at a time: rows a power of two apart share an L1 set, and reading one element from each
+/// of `H` such rows in turn would evict every line before its next element is read.
+#[inline(always)]
+fn gather_rows<S: Copy, T, const H: usize>(
+    rows: &[&[S]],
+    w: usize,
+    dst: &mut [T],
+    dj: usize,
+    conv: &impl Fn(S) -> T,
+) {
+    let rows: [&[S]; H] = std::array::from_fn(|i| &rows[i][..w]);
+    let line = (64 / std::mem::size_of::<S>().max(1)).max(1);
+    let dst = &mut dst[..(w.max(1) - 1) * dj + H];
+    for j0 in (0..w).step_by(line) {
+        let j1 = (j0 + line).min(w);
+        for (i, r) in rows.iter().enumerate() {
+            for (j, &x) in r[j0..j1].iter().enumerate() {
+                dst[(j0 + j) * dj + i] = conv(x);
+            }
+        }
+    }
+}
+
+/// `dst[j * stride + i] = conv(runs[i][j])` for every run `i` and `j < len`.
+#[inline]
+fn gather<S: Copy, T>(
+    runs: &[&[S]],
+    len: usize,
+    dst: &mut [T],
+    stride: usize,
+    conv: &impl Fn(S) -> T,
+) {
+    match runs.len() {
+        32 => gather_rows::<S, T, 32>(runs, len, dst, stride, conv),
+        16 => gather_rows::<S, T, 16>(runs, len, dst, stride, conv),
+        12 => gather_rows::<S, T, 12>(runs, len, dst, stride, conv),
+        8 => gather_rows::<S, T, 8>(runs, len, dst, stride, conv),
+        6 => gather_rows::<S, T, 6>(runs, len, dst, stride, conv),
+        4 => gather_rows::<S, T, 4>(runs, len, dst, stride, conv),
+        _ => {
+            for (j, d) in dst.chunks_mut(stride).take(len).enumerate() {
+                for (x, r) in d.iter_mut().zip(runs) {
+                    *x = conv(r[j]);
+                }
+            }
+        }
+    }
+}
+
+/// Runs gathered side by side at most (the tallest tile).
+const GATHER_ROWS: usize = 32;
+
+/// Copies the `h x w` block at `(r0, c0)` of `m`, converted, to `dst[i * di + j * dj]`. A view
+/// with a unit stride is read by contiguous runs; any other goes through its tables.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn pack_block<S: Copy, T>(
+    m: &MatRef<S>,
+    st: Option<Strided>,
+    (r0, h): (usize, usize),
+    (c0, w): (usize, usize),
+    dst: &mut [T],
+    di: usize,
+    dj: usize,
+    conv: &impl Fn(S) -> T,
+) {
+    match st {
+        Some(s) if (s.cs == 1 || w == 1) && di == 1 && dj >= h && h <= GATHER_ROWS => {
+            // Rows that are contiguous runs, each to be spread `dj` apart (a row-major A packed
+            // into row panels): read the h rows side by side, one column at a time, so that
+            // each row is a sequential stream and the panel is written in order (row by row,
+            // the panel's writes would land `dj` apart and the rows' reads would restart a
+            // stream every `w` elements).
+            let mut runs: [&[S]; GATHER_ROWS] = [&[]; GATHER_ROWS];
+            for (i, r) in runs.iter_mut().enumerate().take(h) {
+                let o = s.origin + (r0 + i) * s.rs + c0 * s.cs;
+                *r = &m.data[o..o + w];
+            }
+            gather(&runs[..h], w, dst, dj, conv);
+        }
+        Some(s) if (s.rs == 1 || h == 1) && dj == 1 && di >= w && w <= GATHER_ROWS => {
+            // The same with rows and columns swapped (a row-major matrix read as its transpose
+            // and packed into column panels).
+            let mut runs: [&[S]; GATHER_ROWS] = [&[]; GATHER_ROWS];
+            for (j, r) in runs.iter_mut().enumerate().take(w) {
+                let o = s.origin + r0 * s.rs + (c0 + j) * s.cs;
+                *r = &m.data[o..o + h];
+            }
+            gather(&runs[..w], h, dst, di, conv);
+        }
+        Some(s) if s.cs == 1 || w == 1 => {
+            for i in 0..h {
+                let o = s.origin + (r0 + i) * s.rs + c0 * s.cs;
+                let src = &m.data[o..o + w];
+                if dj == 1 {
+                    for (d, &x) in dst[i * di..i * di + w].iter_mut().zip(src) {
+                        *d = conv(x);
+                    }
+                } else {
+                    for (d, &x) in dst[i * di..].iter_mut().step_by(dj).zip(src) {
+                        *d = conv(x);
+                    }
+                }
+            }
+        }
+        Some(s) if s.rs == 1 || h == 1 => {
+            for j in 0..w {
+                let o = s.origin + r0 * s.rs + (c0 + j) * s.cs;
+                let src = &m.data[o..o + h];
+                if di == 1 {
+                    for (d, &x) in dst[j * dj..j * dj + h].iter_mut().zip(src) {
+                        *d = conv(x);
+                    }
+                } else {
+                    for (d, &x) in dst[j * dj..].iter_mut().step_by(di).zip(src) {
+                        *d = conv(x);
+                    }
+                }
+            }
+        }
+        _ => {
+            for i in 0..h {
+                for j in 0..w {
+                    dst[i * di + j * dj] = conv(m.at(r0 + i, c0 + j));
+                }
+            }
+        }
     }
 }
 
@@ -264,7 +562,18 @@ pub trait PackA<T>: Sync {
 /// A `MatRef` converted element by element: the A source of `gemm`.
 struct Converted<'a, S, F> {
     m: MatRef<'a, S>,
+    st: Option<Strided>,
     conv: F,
+}
+
+impl<'a, S: Copy, F> Converted<'a, S, F> {
+    fn new(m: MatRef<'a, S>, conv: F) -> Self {
+        Converted {
+            st: m.strided(),
+            m,
+            conv,
+        }
+    }
 }
 
 impl<S, T, F> PackA<T> for Converted<'_, S, F>
@@ -280,11 +589,16 @@ where
     }
     #[inline]
     fn pack(&self, r0: usize, h: usize, pc: usize, kcb: usize, mr: usize, panel: &mut [T]) {
-        for p in 0..kcb {
-            for ii in 0..h {
-                panel[p * mr + ii] = (self.conv)(self.m.at(r0 + ii, pc + p));
-            }
-        }
+        pack_block(
+            &self.m,
+            self.st,
+            (r0, h),
+            (pc, kcb),
+            panel,
+            1,
+            mr,
+            &self.conv,
+        );
     }
 }
 
@@ -299,14 +613,220 @@ pub fn gemm<SA, SB, T, FA, FB>(
     c: &mut [T],
 ) -> KernelKind
 where
-    SA: Copy + Send + Sync,
-    SB: Copy + Send + Sync,
+    SA: Copy + Send + Sync + 'static,
+    SB: Copy + Send + Sync + 'static,
     T: GemmElem,
     FA: Fn(SA) -> T + Sync,
     FB: Fn(SB) -> T + Sync,
 {
     assert!(a.in_bounds(), "gemm: inconsistent operands");
-    gemm_packed(kernel, &Converted { m: a, conv: conv_a }, b, conv_b, c)
+    let (m, n) = (a.rows.len(), b.cols.len());
+    if let Some(rd) = kernel.rowdot.iter().find(|rd| rd.cols >= n)
+        && n > 0
+        && m > n
+        && c.len() == m * n
+        && b.in_bounds()
+        && let Some((adata, ast)) = in_place::<SA, T>(&a, a.strided())
+    {
+        rowdot(rd, (adata, ast, m), b, &conv_b, c);
+        return kernel.kind;
+    }
+    if n > 0 && 2 * n <= kernel.nr && m > n && c.len() == m * n {
+        // Few columns (a matrix-vector product, a handful of outputs): C^T = B^T A^T puts the
+        // long dimension in the vector lanes; the transposed result is small.
+        let mut ct = vec![T::zero(); n * m];
+        let kind = gemm_packed(
+            kernel,
+            &Converted::new(b.t(), conv_b),
+            a.t(),
+            conv_a,
+            &mut ct,
+        );
+        for (i, row) in c.chunks_exact_mut(n).enumerate() {
+            for (j, x) in row.iter_mut().enumerate() {
+                *x = ct[j * m + i];
+            }
+        }
+        return kind;
+    }
+    gemm_packed(kernel, &Converted::new(a, conv_a), b, conv_b, c)
+}
+
+/// `c[m x n] = A * B` by dot products of A's rows (read in place, `ast`) with B's columns
+/// (packed once, transposed and zero-padded to `rd.cols`), the threads splitting the rows.
+fn rowdot<SB, T, FB>(
+    rd: &RowDot<T>,
+    (adata, ast, m): (&[T], Strided, usize),
+    b: MatRef<SB>,
+    conv_b: &FB,
+    c: &mut [T],
+) where
+    SB: Copy + Send + Sync,
+    T: GemmElem,
+    FB: Fn(SB) -> T + Sync,
+{
+    let (k, n) = (b.rows.len(), b.cols.len());
+    let nn = rd.cols;
+    let mut bt = vec![T::zero(); nn * k];
+    pack_block(
+        &b.t(),
+        b.t().strided(),
+        (0, n),
+        (0, k),
+        &mut bt,
+        k,
+        1,
+        conv_b,
+    );
+    let bt = &bt;
+    let small = m.saturating_mul(n).saturating_mul(k) <= (1 << 21);
+    let threads = if small { 1 } else { super::pool::threads() };
+    let rows_per = m.div_ceil(threads).div_ceil(rd.rows) * rd.rows;
+    let run = |(t, out): (usize, &mut [T])| {
+        let i0 = t * rows_per;
+        let rows = out.len() / n;
+        let mut tmp = vec![T::zero(); rd.rows * nn];
+        let mut i = 0;
+        while i < rows {
+            let r = if rows - i >= rd.rows { rd.rows } else { 1 };
+            let f = if r == rd.rows { rd.f } else { rd.one };
+            // SAFETY: rows i0+i..i0+i+r of A are rows of A (in `adata`, which `in_bounds`
+            // covers) of k elements; bt holds nn rows of k; tmp holds r rows of nn.
+            unsafe {
+                f(
+                    k,
+                    adata[ast.origin + (i0 + i) * ast.rs..].as_ptr(),
+                    ast.rs,
+                    bt.as_ptr(),
+                    tmp.as_mut_ptr(),
+                    nn,
+                )
+            };
+            for (dst, src) in out[i * n..(i + r) * n]
+                .chunks_exact_mut(n)
+                .zip(tmp.chunks(nn))
+            {
+                dst.copy_from_slice(&src[..n]);
+            }
+            i += r;
+        }
+    };
+    if threads == 1 {
+        run((0, c));
+    } else {
+        super::pool::install(|| c.par_chunks_mut(rows_per * n).enumerate().for_each(run));
+    }
+}
+
+/// Rows of B per slice when a few-row product streams B from memory in place.
+const STREAMED_ROWS: usize = 16;
+
+/// C as a raw pointer that column tasks share: each writes only its own columns.
+#[derive(Clone, Copy)]
+struct SharedC<T>(*mut T);
+// SAFETY: the pointer is only dereferenced inside `gemm_packed`'s column tasks, which write
+// disjoint column ranges of C while `gemm_packed` holds the `&mut [T]` it came from.
+unsafe impl<T: Send> Send for SharedC<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for SharedC<T> {}
+
+/// Every tile of one A block (`mcb` rows, packed as MR-tall panels) times one B micro-panel
+/// (`w <= nr` columns, its `kcb` rows `ldb` apart): full tiles straight into C, edge tiles
+/// through `tmp`.
+///
+/// # Safety
+/// `c` must point to an `mcb x w` region with row stride `ldc` that nothing else accesses
+/// meanwhile; `apack` must hold `kcb` steps of its panels, and `bp` `kcb` rows of `nr` readable
+/// elements, `ldb` apart.
+#[allow(clippy::too_many_arguments)]
+unsafe fn panel_tiles<T: GemmElem>(
+    kern: &MicroKernel<T>,
+    kcb: usize,
+    apack: &[T],
+    mcb: usize,
+    (bp, ldb): (*const T, usize),
+    (c, ldc, w): (*mut T, usize, usize),
+    accumulate: bool,
+    tmp: &mut [T],
+) {
+    let (mr, nr, f) = (kern.mr, kern.nr, kern.f);
+    debug_assert!(tmp.len() >= mr * nr);
+    for ip in 0..mcb.div_ceil(mr) {
+        let r = ip * mr;
+        let h = mr.min(mcb - r);
+        let ap = apack[ip * mr * kcb..(ip + 1) * mr * kcb].as_ptr();
+        // SAFETY: the caller's region holds the tile's rows r..r+h and columns 0..w; full tiles
+        // (h = mr, w = nr) are written in place, the others through `tmp` (mr x nr, stride nr).
+        unsafe {
+            if h == mr && w == nr {
+                f(kcb, ap, bp, ldb, c.add(r * ldc), ldc, accumulate);
+            } else {
+                f(kcb, ap, bp, ldb, tmp.as_mut_ptr(), nr, false);
+                for ii in 0..h {
+                    let row = c.add((r + ii) * ldc);
+                    for (jj, &s) in tmp[ii * nr..ii * nr + w].iter().enumerate() {
+                        let d = row.add(jj);
+                        *d = if accumulate { T::plus(*d, s) } else { s };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Packs B's rows `pc..pc+kcb` and the micro-panels `p0..p1` of the column block starting at
+/// `jc` (and `ncb` wide) into `out`, one `kcb x nr` panel after another. A row-major B is read
+/// row by row, one contiguous run per row across all the panels, so that it streams from memory
+/// instead of hopping `nr` elements at a time from row to row.
+#[allow(clippy::too_many_arguments)]
+fn pack_b_panels<S: Copy, T>(
+    b: &MatRef<S>,
+    st: Option<Strided>,
+    (pc, kcb): (usize, usize),
+    (jc, ncb): (usize, usize),
+    (p0, p1): (usize, usize),
+    nr: usize,
+    out: &mut [T],
+    conv: &impl Fn(S) -> T,
+) {
+    let (j_first, j_end) = (jc + p0 * nr, (jc + p1 * nr).min(jc + ncb));
+    match st {
+        Some(s) if s.cs == 1 && j_end > j_first => {
+            for p in 0..kcb {
+                let o = s.origin + (pc + p) * s.rs + j_first;
+                let row = &b.data[o..o + (j_end - j_first)];
+                for (q, src) in row.chunks(nr).enumerate() {
+                    let d = &mut out[q * nr * kcb + p * nr..q * nr * kcb + p * nr + src.len()];
+                    for (d, &x) in d.iter_mut().zip(src) {
+                        *d = conv(x);
+                    }
+                }
+            }
+        }
+        _ => {
+            for (q, panel) in out.chunks_mut(nr * kcb).take(p1 - p0).enumerate() {
+                let j0 = j_first + q * nr;
+                let w = nr.min(jc + ncb - j0);
+                pack_block(b, st, (pc, kcb), (j0, w), panel, nr, 1, conv);
+            }
+        }
+    }
+}
+
+/// B read in place, when that is possible: the same element type as the accumulator (whose
+/// conversion is then the identity, as every `ToAcc` conversion is) and unit column stride.
+fn in_place<'a, S: 'static, T: 'static>(
+    b: &MatRef<'a, S>,
+    st: Option<Strided>,
+) -> Option<(&'a [T], Strided)> {
+    let s = st.filter(|s| s.cs == 1)?;
+    if std::any::TypeId::of::<S>() != std::any::TypeId::of::<T>() {
+        return None;
+    }
+    // SAFETY: S and T are the same type (equal TypeIds of 'static types), so this is the same
+    // slice under its own type.
+    let data = unsafe { std::slice::from_raw_parts(b.data.as_ptr() as *const T, b.data.len()) };
+    Some((data, s))
 }
 
 /// `gemm` with A given as a panel source (`PackA`) instead of a matrix view.
@@ -318,7 +838,7 @@ pub fn gemm_packed<SB, T, PA, FB>(
     c: &mut [T],
 ) -> KernelKind
 where
-    SB: Copy + Send + Sync,
+    SB: Copy + Send + Sync + 'static,
     T: GemmElem,
     PA: PackA<T>,
     FB: Fn(SB) -> T + Sync,
@@ -335,15 +855,42 @@ where
         c.iter_mut().for_each(|x| *x = T::zero());
         return kernel.kind;
     }
-    let MicroKernel {
-        mr, nr, kc, nc, f, ..
-    } = *kernel;
+    let mut kern = kernel.for_rows(m);
+    // Equal slices of k: a last slice much thinner than the others would pay a whole pass over
+    // C for little work.
+    kern.kc = k.div_ceil(k.div_ceil(kern.kc.max(1)));
+    let bst = b.strided();
     // Small products run on the calling thread (batched dots parallelise over the batch
-    // instead); larger ones balance row blocks over the threads: a multiple of the thread count,
-    // each at most MC.
-    let small = m * n * k <= (1 << 21);
+    // instead).
+    let small = m.saturating_mul(n).saturating_mul(k) <= (1 << 21);
     let threads = if small { 1 } else { super::pool::threads() };
-    let blocks = m.div_ceil(kernel.mc).div_ceil(threads) * threads;
+    if m.div_ceil(kern.mr) < 2 * threads || m <= kern.mr {
+        by_columns(&kern, a, &b, bst, &conv_b, c, threads);
+    } else {
+        by_rows(&kern, a, &b, bst, &conv_b, c, threads);
+    }
+    kernel.kind
+}
+
+/// The plan for enough rows: B packed once per `KC x NC` block (by all threads), then row
+/// blocks of A and C, balanced so that every thread gets as many.
+fn by_rows<SB, T, PA, FB>(
+    kern: &MicroKernel<T>,
+    a: &PA,
+    b: &MatRef<SB>,
+    bst: Option<Strided>,
+    conv_b: &FB,
+    c: &mut [T],
+    threads: usize,
+) where
+    SB: Copy + Send + Sync,
+    T: GemmElem,
+    PA: PackA<T>,
+    FB: Fn(SB) -> T + Sync,
+{
+    let (m, k, n) = (a.rows(), a.cols(), b.cols.len());
+    let MicroKernel { mr, nr, kc, nc, .. } = *kern;
+    let blocks = m.div_ceil(kern.mc).div_ceil(threads) * threads;
     let mc = m.div_ceil(blocks).div_ceil(mr) * mr;
     let mut bpack: Vec<T> = vec![];
     for jc in (0..n).step_by(nc) {
@@ -353,83 +900,198 @@ where
             let kcb = kc.min(k - pc);
             bpack.clear();
             bpack.resize(npanels * nr * kcb, T::zero());
-            let pack_b = |(jp, panel): (usize, &mut [T])| {
-                let j0 = jc + jp * nr;
-                let w = nr.min(jc + ncb - j0);
-                for p in 0..kcb {
-                    let dst = &mut panel[p * nr..p * nr + w];
-                    for (jj, d) in dst.iter_mut().enumerate() {
-                        *d = conv_b(b.at(pc + p, j0 + jj));
-                    }
-                }
+            // Each thread packs a contiguous range of panels.
+            let per = npanels.div_ceil(threads);
+            let pack_b = |(t, out): (usize, &mut [T])| {
+                let (p0, p1) = (t * per, ((t + 1) * per).min(npanels));
+                pack_b_panels(b, bst, (pc, kcb), (jc, ncb), (p0, p1), nr, out, conv_b);
             };
-            if small {
-                bpack.chunks_mut(nr * kcb).enumerate().for_each(pack_b);
+            if threads == 1 {
+                pack_b((0, &mut bpack));
             } else {
                 super::pool::install(|| {
-                    bpack.par_chunks_mut(nr * kcb).enumerate().for_each(pack_b)
+                    bpack
+                        .par_chunks_mut(per * nr * kcb)
+                        .enumerate()
+                        .for_each(pack_b)
                 });
             }
             let bpack = &bpack;
-            let block = |(ib, cblock): (usize, &mut [T])| {
+            let block = |bufs: &mut (Vec<T>, Vec<T>), (ib, cblock): (usize, &mut [T])| {
+                let (apack, tmp) = bufs;
                 let i0 = ib * mc;
                 let mcb = cblock.len() / n;
                 let mpanels = mcb.div_ceil(mr);
-                let mut apack = vec![T::zero(); mpanels * mr * kcb];
+                apack.clear();
+                apack.resize(mpanels * mr * kcb, T::zero());
+                tmp.resize(mr * nr, T::zero());
                 for (ip, panel) in apack.chunks_mut(mr * kcb).enumerate() {
                     let r0 = i0 + ip * mr;
                     let h = mr.min(i0 + mcb - r0);
                     a.pack(r0, h, pc, kcb, mr, panel);
                 }
-                let mut tmp = vec![T::zero(); mr * nr];
-                let accumulate = pc > 0;
                 for jp in 0..npanels {
                     let j0 = jc + jp * nr;
                     let w = nr.min(jc + ncb - j0);
-                    let bp = bpack[jp * nr * kcb..].as_ptr();
-                    for ip in 0..mpanels {
-                        let r = ip * mr;
-                        let h = mr.min(mcb - r);
-                        let ap = apack[ip * mr * kcb..].as_ptr();
-                        if h == mr && w == nr {
-                            // SAFETY: the tile rows r..r+mr and columns j0..j0+nr lie inside
-                            // this block of C (row stride n); the panels hold kcb steps.
-                            unsafe {
-                                f(
-                                    kcb,
-                                    ap,
-                                    bp,
-                                    cblock[r * n + j0..].as_mut_ptr(),
-                                    n,
-                                    accumulate,
-                                )
-                            };
-                        } else {
-                            // SAFETY: tmp is a full mr x nr tile with row stride nr.
-                            unsafe { f(kcb, ap, bp, tmp.as_mut_ptr(), nr, false) };
-                            for ii in 0..h {
-                                let row = &mut cblock[(r + ii) * n + j0..(r + ii) * n + j0 + w];
-                                let src = &tmp[ii * nr..ii * nr + w];
-                                for (d, &s) in row.iter_mut().zip(src) {
-                                    *d = if accumulate { T::plus(*d, s) } else { s };
-                                }
-                            }
-                        }
-                    }
+                    let bp = &bpack[jp * nr * kcb..(jp + 1) * nr * kcb];
+                    // SAFETY: `cblock` is this task's rows of C (row stride n); columns j0..j0+w
+                    // lie inside every row; the packed panel holds kcb rows of nr.
+                    unsafe {
+                        panel_tiles(
+                            kern,
+                            kcb,
+                            apack,
+                            mcb,
+                            (bp.as_ptr(), nr),
+                            (cblock.as_mut_ptr().add(j0), n, w),
+                            pc > 0,
+                            tmp,
+                        )
+                    };
                 }
             };
-            if small {
-                c.chunks_mut(mc * n).enumerate().for_each(block);
+            if threads == 1 {
+                let mut bufs = (vec![], vec![]);
+                c.chunks_mut(mc * n)
+                    .enumerate()
+                    .for_each(|x| block(&mut bufs, x));
             } else {
-                super::pool::install(|| c.par_chunks_mut(mc * n).enumerate().for_each(block));
+                super::pool::install(|| {
+                    c.par_chunks_mut(mc * n)
+                        .enumerate()
+                        .for_each_init(|| (vec![], vec![]), block)
+                });
             }
         }
     }
-    kernel.kind
+}
+
+/// The plan for few rows (fewer than two tiles a thread): each thread takes a range of B's
+/// micro-panels and packs each one just before using it on every row of A (which it packs
+/// whole, being small). Nothing is shared but the read-only operands.
+fn by_columns<SB, T, PA, FB>(
+    kern: &MicroKernel<T>,
+    a: &PA,
+    b: &MatRef<SB>,
+    bst: Option<Strided>,
+    conv_b: &FB,
+    c: &mut [T],
+    threads: usize,
+) where
+    SB: Copy + Send + Sync + 'static,
+    T: GemmElem,
+    PA: PackA<T>,
+    FB: Fn(SB) -> T + Sync,
+{
+    let (m, k, n) = (a.rows(), a.cols(), b.cols.len());
+    let MicroKernel { mr, nr, kc, .. } = *kern;
+    let panels = n.div_ceil(nr);
+    let tasks = threads.min(panels);
+    let shared = SharedC(c.as_mut_ptr());
+    let direct = in_place::<SB, T>(b, bst);
+    // Read in place from memory (B larger than half of L3), B streams best a few rows at a time:
+    // the panels of one slice of rows are visited left to right, so each of its rows is read as
+    // one sequential run. From cache, the usual slices pay less per call.
+    let from_memory =
+        k.saturating_mul(n).saturating_mul(std::mem::size_of::<T>()) > cache::detect().l3 / 2;
+    let kc = match direct {
+        Some(_) if from_memory => k.div_ceil(k.div_ceil(STREAMED_ROWS.min(kc))),
+        _ => kc,
+    };
+    if let (1, Some((data, s))) = (m, direct) {
+        // One row: a vector-matrix product over each task's columns, B streamed row by row.
+        let mut x = vec![T::zero(); k];
+        a.pack(0, 1, 0, k, 1, &mut x);
+        let x = &x;
+        let task = |t: usize| {
+            let shared = shared;
+            let (j0, j1) = (
+                t * panels / tasks * nr,
+                ((t + 1) * panels / tasks * nr).min(n),
+            );
+            // SAFETY: B's rows 0..k and columns j0..j1 are elements of B, inside `data`
+            // (`in_bounds`); columns j0..j1 of C's one row belong to this task alone.
+            unsafe {
+                (kern.vecmat)(
+                    k,
+                    x.as_ptr(),
+                    data[s.origin + j0..].as_ptr(),
+                    s.rs,
+                    shared.0.add(j0),
+                    j1 - j0,
+                    false,
+                )
+            };
+        };
+        run_tasks(tasks, task);
+        return;
+    }
+    let task = |t: usize| {
+        let shared = shared;
+        let (p0, p1) = (t * panels / tasks, (t + 1) * panels / tasks);
+        let mpanels = m.div_ceil(mr);
+        let mut apack = vec![T::zero(); mpanels * mr * kc];
+        let mut bp = vec![T::zero(); nr * kc];
+        let mut tmp = vec![T::zero(); mr * nr];
+        for pc in (0..k).step_by(kc) {
+            let kcb = kc.min(k - pc);
+            apack.iter_mut().for_each(|x| *x = T::zero());
+            for (ip, panel) in apack.chunks_mut(mr * kcb).take(mpanels).enumerate() {
+                let r0 = ip * mr;
+                a.pack(r0, mr.min(m - r0), pc, kcb, mr, panel);
+            }
+            for jp in p0..p1 {
+                let j0 = jp * nr;
+                let w = nr.min(n - j0);
+                // A full panel of a row-major B of the accumulator's type is read where it is:
+                // each of its elements is used by these few rows only, so a packed copy would
+                // cost as much as the product. Others are packed, just before their use.
+                let panel = match direct {
+                    Some((data, s)) if w == nr => {
+                        // In bounds: rows pc..pc+kcb and columns j0..j0+nr are elements of B,
+                        // whose every element `in_bounds` proved inside `data`.
+                        (data[s.origin + pc * s.rs + j0..].as_ptr(), s.rs)
+                    }
+                    _ => {
+                        if w < nr {
+                            bp.iter_mut().for_each(|x| *x = T::zero());
+                        }
+                        pack_block(b, bst, (pc, kcb), (j0, w), &mut bp, nr, 1, conv_b);
+                        (bp.as_ptr(), nr)
+                    }
+                };
+                // SAFETY: columns j0..j0+w of every row of C belong to this task alone (its
+                // panel range); C has m rows of stride n; the panel has kcb rows of nr.
+                unsafe {
+                    panel_tiles(
+                        kern,
+                        kcb,
+                        &apack,
+                        m,
+                        panel,
+                        (shared.0.add(j0), n, w),
+                        pc > 0,
+                        &mut tmp,
+                    )
+                };
+            }
+        }
+    };
+    run_tasks(tasks, task);
+}
+
+/// Runs `task(0..tasks)`: on the kernel pool when there are several, here when there is one.
+fn run_tasks(tasks: usize, task: impl Fn(usize) + Sync + Send) {
+    if tasks <= 1 {
+        (0..tasks).for_each(task);
+    } else {
+        super::pool::install(|| (0..tasks).into_par_iter().for_each(task));
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::cache::DEFAULT;
     use super::*;
 
     fn naive(m: usize, n: usize, k: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
@@ -493,6 +1155,168 @@ mod tests {
                 ran.name()
             );
         }
+    }
+
+    /// How an operand is stored and read in `every_plan_matches_naive`.
+    #[derive(Clone, Copy, Debug)]
+    enum Store {
+        /// Row-major, read in place where a plan can.
+        RowMajor,
+        /// Column-major: the tables of a transposed view.
+        ColMajor,
+        /// Row-major with its rows listed in reverse: tables that are no progression.
+        Reversed,
+        /// Held as f64 and converted: never read in place by an f32 kernel.
+        Converted,
+    }
+
+    /// Offsets of a `rows x cols` matrix stored as `st` (element (i, j) at `base + r[i] + c[j]`).
+    fn tables(rows: usize, cols: usize, st: Store) -> (Vec<usize>, Vec<usize>) {
+        match st {
+            Store::RowMajor | Store::Converted => row_major_tables(rows, cols),
+            Store::ColMajor => ((0..rows).collect(), (0..cols).map(|j| j * rows).collect()),
+            Store::Reversed => (
+                (0..rows).rev().map(|i| i * cols).collect(),
+                (0..cols).collect(),
+            ),
+        }
+    }
+
+    /// `a[m x k] * b[k x n]` with the operands stored as given, against the naive sum (small
+    /// integers, so every order of summation gives the same f32).
+    fn check_plan(kern: &MicroKernel<f32>, (m, n, k): (usize, usize, usize), sa: Store, sb: Store) {
+        let av: Vec<f64> = (0..m * k).map(|i| ((i * 7919) % 13) as f64 - 6.0).collect();
+        let bv: Vec<f64> = (0..k * n)
+            .map(|i| ((i * 104729) % 11) as f64 - 5.0)
+            .collect();
+        let (ar, ac) = tables(m, k, sa);
+        let (br, bc) = tables(k, n, sb);
+        let a32: Vec<f32> = av.iter().map(|&x| x as f32).collect();
+        let b32: Vec<f32> = bv.iter().map(|&x| x as f32).collect();
+        let mut c = vec![0f32; m * n];
+        let a64 = MatRef {
+            data: &av,
+            base: 0,
+            rows: &ar,
+            cols: &ac,
+        };
+        let b64 = MatRef {
+            data: &bv,
+            base: 0,
+            rows: &br,
+            cols: &bc,
+        };
+        let a = MatRef {
+            data: &a32,
+            base: 0,
+            rows: &ar,
+            cols: &ac,
+        };
+        let b = MatRef {
+            data: &b32,
+            base: 0,
+            rows: &br,
+            cols: &bc,
+        };
+        match (sa, sb) {
+            (Store::Converted, Store::Converted) => {
+                gemm(kern, a64, b64, |x| x as f32, |x| x as f32, &mut c)
+            }
+            (Store::Converted, _) => gemm(kern, a64, b, |x| x as f32, |x| x, &mut c),
+            (_, Store::Converted) => gemm(kern, a, b64, |x| x, |x| x as f32, &mut c),
+            _ => gemm(kern, a, b, |x| x, |x| x, &mut c),
+        };
+        for i in 0..m {
+            for j in 0..n {
+                let want: f64 = (0..k).map(|p| a64.at(i, p) * b64.at(p, j)).sum();
+                assert_eq!(
+                    c[i * n + j] as f64,
+                    want,
+                    "kernel {} {m}x{n}x{k} A {sa:?} B {sb:?} at ({i}, {j})",
+                    kern.kind.name()
+                );
+            }
+        }
+    }
+
+    /// Every plan `gemm` chooses (one row: vector-matrix; a few rows: columns split, B in place
+    /// or packed per panel, in slices when B streams from memory; at most 8 columns: row dots,
+    /// or the transposed product when A cannot be read in place; the rest: rows split, B packed
+    /// by rows), on every kernel this machine runs, with operands in place, transposed, read
+    /// through tables that are no progression, and converted.
+    #[test]
+    fn every_plan_matches_naive() {
+        use Store::*;
+        let stores = [RowMajor, ColMajor, Reversed, Converted];
+        // B larger than half of L3 makes a few-row product stream it in slices.
+        let big = ((cache::detect().l3 / 2 / 4) as f64).sqrt() as usize + 8;
+        let shapes = [
+            (1, 300, 77),
+            (1, 5, 3),
+            (3, 100, 50),
+            (9, 700, 600),
+            (2, big, big),
+            (100, 1, 300),
+            (50, 3, 70),
+            (33, 8, 129),
+            (700, 5, 900),
+            (301, 9, 50),
+            (64, 200, 513),
+            (129, 130, 131),
+        ];
+        for kern in MicroKernel::<f32>::available() {
+            for &shape in &shapes {
+                for sa in stores {
+                    for sb in stores {
+                        // The big shape only in place (it is there for the streamed plan).
+                        if shape.1 == big && !matches!((sa, sb), (RowMajor, RowMajor)) {
+                            continue;
+                        }
+                        check_plan(&kern, shape, sa, sb);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn caches_give_block_sizes_in_whole_tiles() {
+        for c in [
+            DEFAULT,
+            Caches {
+                l1d: 48 << 10,
+                l2: 2 << 20,
+                l3: 105 << 20,
+                source: "test",
+            },
+            Caches {
+                l1d: 4 << 10,
+                l2: 64 << 10,
+                l3: 64 << 10,
+                source: "test",
+            },
+        ] {
+            for (mr, nr, elem) in [(12, 32, 4), (6, 16, 4), (12, 16, 8), (4, 4, 8)] {
+                let b = Blocks::for_caches(&c, mr, nr, elem);
+                assert!(b.kc >= 64 && b.kc % 8 == 0, "{c:?} {b:?}");
+                assert!(b.mc >= mr && b.mc % mr == 0, "{c:?} {b:?}");
+                assert!(b.nc >= nr && b.nc % nr == 0, "{c:?} {b:?}");
+            }
+        }
+        // The B micro-panel fills L1 (up to the cap), the A block at most half of L2.
+        let b = Blocks::for_caches(&DEFAULT, 12, 32, 4);
+        assert_eq!(b.kc, 256);
+        assert!(b.mc * b.kc * 4 <= DEFAULT.l2 / 2);
+    }
+
+    #[test]
+    fn tables_that_are_progressions_are_recognised() {
+        assert_eq!(progression(&[]), None);
+        assert_eq!(progression(&[7]), Some((7, 0)));
+        assert_eq!(progression(&[3, 5, 7, 9]), Some((3, 2)));
+        assert_eq!(progression(&[4, 4, 4]), Some((4, 0)));
+        assert_eq!(progression(&[3, 5, 8]), None);
+        assert_eq!(progression(&[9, 5, 1]), None);
     }
 
     #[test]

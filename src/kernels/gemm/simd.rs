@@ -34,6 +34,11 @@ pub trait Simd {
     /// # Safety
     /// As `zero`.
     unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
+    /// A hint to bring the cache line holding `p` into L1; never faults.
+    /// # Safety
+    /// As `zero`.
+    #[inline(always)]
+    unsafe fn prefetch(_p: *const Self::E) {}
 }
 
 /// Scalar arithmetic of the portable kernel (wrapping for integers, as XLA's integer dot wraps).
@@ -110,8 +115,9 @@ impl<T: ScalarOps> Simd for Portable<T> {
 }
 
 /// The generic micro-kernel body: `C[0..MR, 0..NV*LANES] (+)= sum_p A[p] (x) B[p]`, with `a`
-/// holding `k` groups of `MR` values and `b` holding `k` groups of `NV * LANES` values; `c` is
-/// row-major with row stride `ldc`. With `accumulate` false, C is overwritten.
+/// holding `k` groups of `MR` values and `b` holding `k` rows of `NV * LANES` values, `ldb` apart
+/// (a packed panel's rows are adjacent; a row-major B read in place has its own row stride); `c`
+/// is row-major with row stride `ldc`. With `accumulate` false, C is overwritten.
 ///
 /// # Safety
 /// The instruction set of `S` must be available; `a`, `b` and the C tile must be in bounds.
@@ -120,11 +126,24 @@ pub unsafe fn body<S: Simd, const MR: usize, const NV: usize>(
     k: usize,
     a: *const S::E,
     b: *const S::E,
+    ldb: usize,
     c: *mut S::E,
     ldc: usize,
     accumulate: bool,
 ) {
     unsafe {
+        // The C tile's rows lie `ldc` apart, often a multiple of 4 KiB, so they are cold and
+        // compete for few L1 sets; asking for them now hides their latency behind the k loop.
+        let line = 64 / std::mem::size_of::<S::E>().max(1);
+        for i in 0..MR {
+            let row = c.wrapping_add(i * ldc);
+            let mut j = 0;
+            while j < NV * S::LANES {
+                S::prefetch(row.wrapping_add(j));
+                j += line;
+            }
+            S::prefetch(row.wrapping_add(NV * S::LANES - 1));
+        }
         let mut acc = [[S::zero(); NV]; MR];
         let (mut a, mut b) = (a, b);
         for _ in 0..k {
@@ -139,7 +158,7 @@ pub unsafe fn body<S: Simd, const MR: usize, const NV: usize>(
                 }
             }
             a = a.add(MR);
-            b = b.add(NV * S::LANES);
+            b = b.add(ldb);
         }
         for (i, row) in acc.iter().enumerate() {
             for (j, &v) in row.iter().enumerate() {
@@ -151,8 +170,156 @@ pub unsafe fn body<S: Simd, const MR: usize, const NV: usize>(
     }
 }
 
+/// A row vector times a matrix, `y[0..n] (+)= sum_p x[p] * B[p, 0..n]`, for `B` read in place
+/// (`k` rows, `ldb` apart): the matrix-vector product that a one-row GEMM is. Each pass takes `R`
+/// rows of B and updates every vector of `y` once, so B streams from memory row after row and
+/// `y` (a few KiB) stays in L1. Sums run in order of `p`, as in the micro-kernel.
+///
+/// # Safety
+/// The instruction set of `S` must be available; `x` must hold `k` values, B `k` rows of `n`
+/// readable values `ldb` apart, `y` `n` writable values.
+#[inline(always)]
+pub unsafe fn vecmat_body<S: Simd, const R: usize>(
+    k: usize,
+    x: *const S::E,
+    b: *const S::E,
+    ldb: usize,
+    y: *mut S::E,
+    n: usize,
+    accumulate: bool,
+) where
+    S::E: ScalarOps,
+{
+    unsafe {
+        let full = n / S::LANES * S::LANES;
+        let mut p = 0;
+        let mut first = !accumulate;
+        while p < k {
+            let rows = R.min(k - p);
+            if rows == R {
+                let xs: [S::V; R] = std::array::from_fn(|r| S::splat(*x.add(p + r)));
+                let mut j = 0;
+                // Four vectors of y at a time: four independent chains of fused multiply-adds.
+                while j + 4 * S::LANES <= full {
+                    let mut acc: [S::V; 4] = std::array::from_fn(|u| {
+                        if first {
+                            S::zero()
+                        } else {
+                            S::load(y.add(j + u * S::LANES))
+                        }
+                    });
+                    for (r, &xv) in xs.iter().enumerate() {
+                        let row = b.add((p + r) * ldb + j);
+                        for (u, a) in acc.iter_mut().enumerate() {
+                            *a = S::fma(*a, xv, S::load(row.add(u * S::LANES)));
+                        }
+                    }
+                    for (u, a) in acc.iter().enumerate() {
+                        S::store(y.add(j + u * S::LANES), *a);
+                    }
+                    j += 4 * S::LANES;
+                }
+                while j < full {
+                    let mut acc = if first { S::zero() } else { S::load(y.add(j)) };
+                    for (r, &xv) in xs.iter().enumerate() {
+                        acc = S::fma(acc, xv, S::load(b.add((p + r) * ldb + j)));
+                    }
+                    S::store(y.add(j), acc);
+                    j += S::LANES;
+                }
+            } else {
+                let mut j = 0;
+                while j < full {
+                    let mut acc = if first { S::zero() } else { S::load(y.add(j)) };
+                    for r in 0..rows {
+                        acc = S::fma(
+                            acc,
+                            S::splat(*x.add(p + r)),
+                            S::load(b.add((p + r) * ldb + j)),
+                        );
+                    }
+                    S::store(y.add(j), acc);
+                    j += S::LANES;
+                }
+            }
+            for j in full..n {
+                let mut acc = if first {
+                    <S::E as ScalarOps>::zero()
+                } else {
+                    *y.add(j)
+                };
+                for r in 0..rows {
+                    acc =
+                        <S::E as ScalarOps>::mul_add(acc, *x.add(p + r), *b.add((p + r) * ldb + j));
+                }
+                *y.add(j) = acc;
+            }
+            first = false;
+            p += rows;
+        }
+    }
+}
+
+/// Rows of a matrix times a few columns, by dot products: `c[i * ldc + j] = sum_p A[i, p] *
+/// Bt[j, p]` for `R` rows of `A` (contiguous, `lda` apart) and `NN` rows of `Bt` (B transposed,
+/// contiguous, `k` long each). Each row of A streams from memory once and meets every column in
+/// registers; the lanes hold partial sums over every `LANES`-th `p`, added at the end (the order
+/// of a dot's sum is free).
+///
+/// # Safety
+/// The instruction set of `S` must be available; `a` must hold `R` rows of `k` readable values
+/// `lda` apart, `bt` `NN` rows of `k`, `c` `R` rows of `NN` writable values `ldc` apart.
+#[inline(always)]
+pub unsafe fn rowdot_body<S: Simd, const R: usize, const NN: usize>(
+    k: usize,
+    a: *const S::E,
+    lda: usize,
+    bt: *const S::E,
+    c: *mut S::E,
+    ldc: usize,
+) where
+    S::E: ScalarOps,
+{
+    unsafe {
+        let full = k / S::LANES * S::LANES;
+        let mut acc = [[S::zero(); NN]; R];
+        let mut p = 0;
+        while p < full {
+            let bv: [S::V; NN] = std::array::from_fn(|j| S::load(bt.add(j * k + p)));
+            for (r, row) in acc.iter_mut().enumerate() {
+                let av = S::load(a.add(r * lda + p));
+                for (x, &b) in row.iter_mut().zip(&bv) {
+                    *x = S::fma(*x, av, b);
+                }
+            }
+            p += S::LANES;
+        }
+        let mut lanes = [<S::E as ScalarOps>::zero(); 64];
+        for (r, row) in acc.iter().enumerate() {
+            for (j, &v) in row.iter().enumerate() {
+                S::store(lanes.as_mut_ptr(), v);
+                let mut sum = <S::E as ScalarOps>::zero();
+                for &l in &lanes[..S::LANES] {
+                    sum = <S::E as ScalarOps>::plus(sum, l);
+                }
+                for q in full..k {
+                    sum =
+                        <S::E as ScalarOps>::mul_add(sum, *a.add(r * lda + q), *bt.add(j * k + q));
+                }
+                *c.add(r * ldc + j) = sum;
+            }
+        }
+    }
+}
+
+/// The signature of every row-dot instance.
+pub type RowDotFn<T> = unsafe fn(usize, *const T, usize, *const T, *mut T, usize);
+
+/// The signature of every vector-matrix instance.
+pub type VecMatFn<T> = unsafe fn(usize, *const T, *const T, usize, *mut T, usize, bool);
+
 /// The signature every micro-kernel instance has.
-pub type KernelFn<T> = unsafe fn(usize, *const T, *const T, *mut T, usize, bool);
+pub type KernelFn<T> = unsafe fn(usize, *const T, *const T, usize, *mut T, usize, bool);
 
 #[cfg(target_arch = "x86_64")]
 pub mod x86 {
@@ -195,6 +362,10 @@ pub mod x86 {
                 #[inline(always)]
                 unsafe fn add(a: $v, b: $v) -> $v {
                     unsafe { $add(a, b) }
+                }
+                #[inline(always)]
+                unsafe fn prefetch(p: *const $e) {
+                    unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) }
                 }
             }
         };
@@ -257,56 +428,128 @@ pub mod x86 {
     pub const AVX512_MR: usize = 12;
     pub const AVX512_NV: usize = 2;
 
+    // Instances with fewer rows (`MR` of 1, 2, 4 and, for AVX-512, 8) serve products with fewer
+    // rows than a full tile (a matrix-vector product, a batch of 8): a 12-row tile on one row
+    // would do twelve times the work.
+
     /// # Safety
     /// AVX2 and FMA must be available; pointers as for `body`.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn avx2_f32(
+    pub unsafe fn avx2_f32<const MR: usize>(
         k: usize,
         a: *const f32,
         b: *const f32,
+        ldb: usize,
         c: *mut f32,
         ldc: usize,
         acc: bool,
     ) {
-        unsafe { body::<Avx2F32, AVX2_MR, AVX2_NV>(k, a, b, c, ldc, acc) }
+        unsafe { body::<Avx2F32, MR, AVX2_NV>(k, a, b, ldb, c, ldc, acc) }
     }
     /// # Safety
     /// As `avx2_f32`.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn avx2_f64(
+    pub unsafe fn avx2_f64<const MR: usize>(
         k: usize,
         a: *const f64,
         b: *const f64,
+        ldb: usize,
         c: *mut f64,
         ldc: usize,
         acc: bool,
     ) {
-        unsafe { body::<Avx2F64, AVX2_MR, AVX2_NV>(k, a, b, c, ldc, acc) }
+        unsafe { body::<Avx2F64, MR, AVX2_NV>(k, a, b, ldb, c, ldc, acc) }
     }
     /// # Safety
     /// AVX-512F must be available; pointers as for `body`.
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn avx512_f32(
+    pub unsafe fn avx512_f32<const MR: usize>(
         k: usize,
         a: *const f32,
         b: *const f32,
+        ldb: usize,
         c: *mut f32,
         ldc: usize,
         acc: bool,
     ) {
-        unsafe { body::<Avx512F32, AVX512_MR, AVX512_NV>(k, a, b, c, ldc, acc) }
+        unsafe { body::<Avx512F32, MR, AVX512_NV>(k, a, b, ldb, c, ldc, acc) }
     }
     /// # Safety
     /// As `avx512_f32`.
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn avx512_f64(
+    pub unsafe fn avx512_f64<const MR: usize>(
         k: usize,
         a: *const f64,
         b: *const f64,
+        ldb: usize,
         c: *mut f64,
         ldc: usize,
         acc: bool,
     ) {
-        unsafe { body::<Avx512F64, AVX512_MR, AVX512_NV>(k, a, b, c, ldc, acc) }
+        unsafe { body::<Avx512F64, MR, AVX512_NV>(k, a, b, ldb, c, ldc, acc) }
+    }
+
+    /// # Safety
+    /// AVX2 and FMA must be available; pointers as for `vecmat_body`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn avx2_vecmat<S: Simd>(
+        k: usize,
+        x: *const S::E,
+        b: *const S::E,
+        ldb: usize,
+        y: *mut S::E,
+        n: usize,
+        acc: bool,
+    ) where
+        S::E: super::ScalarOps,
+    {
+        unsafe { super::vecmat_body::<S, 8>(k, x, b, ldb, y, n, acc) }
+    }
+    /// # Safety
+    /// AVX-512F must be available; pointers as for `vecmat_body`.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn avx512_vecmat<S: Simd>(
+        k: usize,
+        x: *const S::E,
+        b: *const S::E,
+        ldb: usize,
+        y: *mut S::E,
+        n: usize,
+        acc: bool,
+    ) where
+        S::E: super::ScalarOps,
+    {
+        unsafe { super::vecmat_body::<S, 8>(k, x, b, ldb, y, n, acc) }
+    }
+
+    /// # Safety
+    /// AVX2 and FMA must be available; pointers as for `rowdot_body`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn avx2_rowdot<S: Simd, const R: usize, const NN: usize>(
+        k: usize,
+        a: *const S::E,
+        lda: usize,
+        bt: *const S::E,
+        c: *mut S::E,
+        ldc: usize,
+    ) where
+        S::E: super::ScalarOps,
+    {
+        unsafe { super::rowdot_body::<S, R, NN>(k, a, lda, bt, c, ldc) }
+    }
+    /// # Safety
+    /// AVX-512F must be available; pointers as for `rowdot_body`.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn avx512_rowdot<S: Simd, const R: usize, const NN: usize>(
+        k: usize,
+        a: *const S::E,
+        lda: usize,
+        bt: *const S::E,
+        c: *mut S::E,
+        ldc: usize,
+    ) where
+        S::E: super::ScalarOps,
+    {
+        unsafe { super::rowdot_body::<S, R, NN>(k, a, lda, bt, c, ldc) }
     }
 }

@@ -1,0 +1,198 @@
+//! The data caches of the machine the kernels run on, read once at run time.
+//!
+//! Algorithm: Linux describes every cache of CPU 0 under
+//! `/sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}`; where that is missing (another
+//! OS, a container without sysfs) x86's CPUID describes the same caches, one sub-leaf each, in
+//! leaf 4 on Intel and leaf 0x8000001D on AMD (Intel SDM vol. 2A, "CPUID: Deterministic Cache
+//! Parameters Leaf"; AMD APM vol. 3, "CPUID Fn8000_001D"). Both give ways, partitions, line size
+//! and sets, whose product is the size. When neither answers, the sizes of a common x86 core of
+//! the last decade stand in (32 KiB L1d, 1 MiB L2, 8 MiB L3).
+//!
+//! Why: the GEMM's block sizes are cache sizes in disguise (`gemm::Blocks`), and the machines
+//! this runs on change from one day to the next (48 KiB L1d and 2 MiB L2 on one Xeon, 32 KiB and
+//! 1 MiB on an EPYC), so constants tuned on one machine are wrong on the next.
+
+use std::sync::OnceLock;
+
+/// Sizes in bytes of the caches one core uses for data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caches {
+    pub l1d: usize,
+    pub l2: usize,
+    pub l3: usize,
+    /// Where the sizes came from: `sysfs`, `cpuid` or `default`.
+    pub source: &'static str,
+}
+
+/// What stands in when the machine does not say.
+pub const DEFAULT: Caches = Caches {
+    l1d: 32 << 10,
+    l2: 1 << 20,
+    l3: 8 << 20,
+    source: "default",
+};
+
+/// This machine's caches (detected once).
+pub fn detect() -> Caches {
+    static CACHES: OnceLock<Caches> = OnceLock::new();
+    *CACHES.get_or_init(|| {
+        from_sysfs(std::path::Path::new("/sys/devices/system/cpu/cpu0/cache"))
+            .or_else(from_cpuid)
+            .unwrap_or(DEFAULT)
+    })
+}
+
+/// Parses a sysfs size such as `32K`, `1024K`, `32M` or a plain byte count.
+pub fn parse_size(text: &str) -> Option<usize> {
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => (&t[..i], t[i..].trim()),
+        None => (t, ""),
+    };
+    let n: usize = digits.parse().ok()?;
+    let scale = match unit {
+        "" => 1,
+        "K" | "KB" | "KiB" => 1 << 10,
+        "M" | "MB" | "MiB" => 1 << 20,
+        "G" | "GB" | "GiB" => 1 << 30,
+        _ => return None,
+    };
+    n.checked_mul(scale).filter(|&s| s > 0)
+}
+
+/// Reads the caches of one CPU's sysfs cache directory; `None` unless L1d and L2 are both there.
+pub fn from_sysfs(dir: &std::path::Path) -> Option<Caches> {
+    let mut found = Caches {
+        source: "sysfs",
+        l1d: 0,
+        l2: 0,
+        l3: 0,
+    };
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let p = entry.path();
+        if !p.file_name()?.to_str()?.starts_with("index") {
+            continue;
+        }
+        let read = |f: &str| std::fs::read_to_string(p.join(f)).ok();
+        let (Some(level), Some(ty), Some(size)) = (read("level"), read("type"), read("size"))
+        else {
+            continue;
+        };
+        let Some(size) = parse_size(&size) else {
+            continue;
+        };
+        match (level.trim(), ty.trim()) {
+            ("1", "Data" | "Unified") => found.l1d = size,
+            ("2", "Data" | "Unified") => found.l2 = size,
+            ("3", "Data" | "Unified") => found.l3 = size,
+            _ => {}
+        }
+    }
+    (found.l1d > 0 && found.l2 > 0).then(|| Caches {
+        l3: if found.l3 > 0 { found.l3 } else { found.l2 },
+        ..found
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+fn from_cpuid() -> Option<Caches> {
+    use std::arch::x86_64::{__cpuid, __cpuid_count};
+    // SAFETY: CPUID exists on every x86_64 CPU; leaves above the maximum the CPU reports are
+    // never asked for. (The intrinsics are safe functions from Rust 1.91 on.)
+    #[allow(unused_unsafe)]
+    let (max_basic, vendor_amd, max_ext) = unsafe {
+        let l0 = __cpuid(0);
+        let amd = l0.ebx == 0x6874_7541; // "Auth" of "AuthenticAMD"
+        (l0.eax, amd, __cpuid(0x8000_0000).eax)
+    };
+    let leaf = if vendor_amd && max_ext >= 0x8000_001D {
+        0x8000_001D
+    } else if max_basic >= 4 {
+        4
+    } else {
+        return None;
+    };
+    let mut found = Caches {
+        source: "cpuid",
+        l1d: 0,
+        l2: 0,
+        l3: 0,
+    };
+    for sub in 0..16 {
+        // SAFETY: as above; `leaf` is at most the maximum the CPU reported.
+        #[allow(unused_unsafe)]
+        let r = unsafe { __cpuid_count(leaf, sub) };
+        let ty = r.eax & 0x1f; // 0: no more caches, 1: data, 2: instruction, 3: unified
+        if ty == 0 {
+            break;
+        }
+        let level = (r.eax >> 5) & 0x7;
+        let ways = ((r.ebx >> 22) & 0x3ff) as usize + 1;
+        let parts = ((r.ebx >> 12) & 0x3ff) as usize + 1;
+        let line = (r.ebx & 0xfff) as usize + 1;
+        let sets = r.ecx as usize + 1;
+        let size = ways * parts * line * sets;
+        match (level, ty) {
+            (1, 1 | 3) => found.l1d = size,
+            (2, 1 | 3) => found.l2 = size,
+            (3, 1 | 3) => found.l3 = size,
+            _ => {}
+        }
+    }
+    (found.l1d > 0 && found.l2 > 0).then(|| Caches {
+        l3: if found.l3 > 0 { found.l3 } else { found.l2 },
+        ..found
+    })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn from_cpuid() -> Option<Caches> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_as_sysfs_writes_them() {
+        assert_eq!(parse_size("32K\n"), Some(32 << 10));
+        assert_eq!(parse_size("1024K"), Some(1 << 20));
+        assert_eq!(parse_size("32M"), Some(32 << 20));
+        assert_eq!(parse_size("4096"), Some(4096));
+        for bad in ["", "K", "12Q", "-1K", "0K", "99999999999999999999K"] {
+            assert_eq!(parse_size(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_sysfs_tree_gives_its_data_caches() {
+        let dir = std::env::temp_dir().join(format!("xla-spec-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (i, level, ty, size) in [
+            (0, "1", "Data", "48K"),
+            (1, "1", "Instruction", "32K"),
+            (2, "2", "Unified", "2048K"),
+            (3, "3", "Unified", "105M"),
+        ] {
+            let d = dir.join(format!("index{i}"));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("level"), level).unwrap();
+            std::fs::write(d.join("type"), ty).unwrap();
+            std::fs::write(d.join("size"), size).unwrap();
+        }
+        let c = from_sysfs(&dir).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!((c.l1d, c.l2, c.l3), (48 << 10, 2 << 20, 105 << 20));
+    }
+
+    #[test]
+    fn this_machine_reports_plausible_caches() {
+        let c = detect();
+        eprintln!("caches here: {c:?}");
+        assert!(
+            c.l1d >= 4 << 10 && c.l1d <= c.l2 && c.l2 <= c.l3.max(c.l2),
+            "{c:?}"
+        );
+    }
+}
