@@ -1,7 +1,8 @@
 """Shared parts of the xla-spec backends that go through XLA's HLO-to-StableHLO import
-(backends/xla, backends/stablehlo): the HLO shape parser, JSON literal <-> numpy conversion, the
-entry wrapper that makes an ENTRY take and return only arrays, the forked-child HLO parser and
-StableHLO import, and the JSON-lines protocol loop.
+(backends/xla, backends/stablehlo, backends/iree): the HLO shape parser, JSON literal <-> numpy
+conversion, the entry wrapper that makes an ENTRY take and return only arrays, the forked-child
+HLO parser and StableHLO import, the module's MLIR text (with the mhlo leftovers CHLO can say
+rewritten, for IREE), and the JSON-lines protocol loop.
 
 A backend that needs environment variables set before jax starts (XLA_FLAGS) sets them before
 importing this module.
@@ -311,6 +312,25 @@ def wrap(text, params, result, args, out_leaf=None):
     return body.rstrip() + "\n" + entry, flat
 
 
+def drop_entry_layout(text):
+    """The module without its header's entry_computation_layout={...} (braces nest inside it), which
+    the wrapper's own removal would cut short at the first inner brace; the wrapped module's new
+    ENTRY has another signature anyway."""
+    m = re.search(r",\s*entry_computation_layout=\{", text.split("\n", 1)[0])
+    if not m:
+        return text
+    depth, i = 0, m.end() - 1
+    while i < len(text):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return text[:m.start()] + text[i + 1:]
+        i += 1
+    return text
+
+
 def unwrap(result, outs, leaf=None):
     """Rebuilds the result (tuples, tokens) from the wrapper's flat array leaves. leaf(ty, it)
     builds one array literal of type ty from the iterator of outputs (default: the next output
@@ -381,6 +401,33 @@ def to_stablehlo(text, convert=True):
     if os.WEXITSTATUS(status) != 0 or not msg.startswith(b"M"):
         raise ValueError(msg[1:].decode(errors="replace") or "XLA's HLO parser refused the module")
     return hlo.hlo_module_from_text(text), msg[1:]
+
+
+def stablehlo_text(bytecode):
+    """The StableHLO module as MLIR text, printed by jaxlib's MLIR (which reads its own bytecode).
+    A compiler built on another MLIR (IREE) does not promise to read jaxlib's bytecode, while the
+    text form of the StableHLO ops is stable."""
+    from jax._src.interpreters import mlir as jax_mlir
+    from jaxlib.mlir import ir
+
+    with jax_mlir.make_ir_context():
+        module = ir.Module.parse(bytecode)
+        return module.operation.get_asm(enable_debug_info=False)
+
+
+# XLA's StableHLO import keeps erf and topk as mhlo ops (StableHLO has neither); CHLO, the
+# companion dialect JAX itself emits them in, has both, with the same operands and results.
+_MHLO_ERF = re.compile(r"= mhlo\.erf (%[\w#]+) : (tensor<[^>]*>)$", re.M)
+_MHLO_TOPK = re.compile(r"= mhlo\.topk\((%[\w#]+), k = (\d+)(?:, largest = true)?\)")
+
+
+def mhlo_to_chlo(text):
+    """Rewrites the mhlo ops XLA's import leaves behind that CHLO expresses exactly, in the MLIR
+    text of a module: mhlo.erf becomes chlo.erf, and mhlo.topk of the largest elements
+    chlo.top_k (which has no `largest = false`: a topk of the smallest stays as it is). For a
+    compiler that reads CHLO (IREE) and not mhlo."""
+    text = _MHLO_ERF.sub(r"= chlo.erf \1 : \2 -> \2", text)
+    return _MHLO_TOPK.sub(r"= chlo.top_k(\1, k = \2)", text)
 
 
 def serve(execute, name, version):

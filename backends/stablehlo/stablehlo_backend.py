@@ -39,8 +39,9 @@ import numpy as np  # noqa: E402
 import ml_dtypes  # noqa: E402
 import jaxlib  # noqa: E402
 from hlo_to_stablehlo import (  # noqa: E402
-    Unsupported, entry_layout, flatten_literal, in_child, leaves, literal_to_numpy, needs_wrapper,
-    numpy_to_literal, serve, shape_str, shape_text, to_stablehlo, unwrap, wrap)
+    Unsupported, drop_entry_layout, entry_layout, flatten_literal, in_child, leaves,
+    literal_to_numpy, needs_wrapper, numpy_to_literal, serve, shape_str, shape_text, to_stablehlo,
+    unwrap, wrap)
 
 # Opcodes whose value comes from, or goes to, the host or another program: eval_module gives the
 # interpreter no infeed/outfeed queue and no channel to another process.
@@ -55,25 +56,6 @@ COLLECTIVE = re.compile(
 # Result element types the interpreter's Python binding cannot return as they are.
 SPLIT = {"c64": "f32", "c128": "f64"}
 WIDEN = {"bf16": "f32"}
-
-
-def drop_entry_layout(text):
-    """The module without its header's entry_computation_layout={...} (braces nest inside it), which
-    the wrapper's own removal would cut short at the first inner brace; the wrapped module's new
-    ENTRY has another signature anyway."""
-    m = re.search(r",\s*entry_computation_layout=\{", text.split("\n", 1)[0])
-    if not m:
-        return text
-    depth, i = 0, m.end() - 1
-    while i < len(text):
-        if text[i] == "{":
-            depth += 1
-        elif text[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return text[:m.start()] + text[i + 1:]
-        i += 1
-    return text
 
 
 def out_leaf(shape, var, fresh, lines):
