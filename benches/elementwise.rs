@@ -38,7 +38,7 @@ fn elementwise(c: &mut Criterion) {
         bench.iter(|| black_box(black_box(&a).clone()))
     });
 
-    let (da, db) = (ArrayData::F32(a), ArrayData::F32(b));
+    let (da, db) = (ArrayData::F32(a.into()), ArrayData::F32(b.into()));
     g.throughput(Throughput::Bytes((3 * N * 4) as u64));
     g.bench_function("add", |bench| {
         bench.iter(|| black_box(binary_data(BinaryOp::Add, black_box(&da), &db)))

@@ -184,7 +184,7 @@ fn op_of(name: &str) -> Result<UnaryOp, BinaryOp> {
 
 fn f32_out(d: Result<D, xla_spec::Error>) -> Result<Vec<f32>, TestCaseError> {
     match d {
-        Ok(D::F32(v)) => Ok(v),
+        Ok(D::F32(v)) => Ok(v.into_vec()),
         other => Err(fail(format!("expected f32 data, got {other:?}"))),
     }
 }
@@ -194,7 +194,7 @@ fn f32_out(d: Result<D, xla_spec::Error>) -> Result<Vec<f32>, TestCaseError> {
 fn f32_accuracy(bits: Vec<u32>) -> Result<(), TestCaseError> {
     let xs = f32s(&bits);
     for (op, f, bound) in unary_ops() {
-        let got = f32_out(unary_data(op, &D::F32(xs.clone())))?;
+        let got = f32_out(unary_data(op, &D::F32(xs.clone().into())))?;
         for (&x, &g) in xs.iter().zip(&got) {
             let want = f(x as f64) as f32;
             let d = ulps32(g, want);
@@ -215,7 +215,7 @@ fn half_accuracy(bits: Vec<u16>) -> Result<(), TestCaseError> {
     let h: Vec<f16> = raw.iter().map(|&b| f16::from_bits(b)).collect();
     let bh: Vec<bf16> = raw.iter().map(|&b| bf16::from_bits(b)).collect();
     for (op, f, bound) in unary_ops() {
-        if let Ok(D::F16(got)) = unary_data(op, &D::F16(h.clone())) {
+        if let Ok(D::F16(got)) = unary_data(op, &D::F16(h.clone().into())) {
             for (x, g) in h.iter().zip(&got) {
                 let want = f16::from_f64(round_to(f(x.to_f64()), 5, 10));
                 let d = ulps(
@@ -235,7 +235,7 @@ fn half_accuracy(bits: Vec<u16>) -> Result<(), TestCaseError> {
         } else {
             return Err(fail(format!("f16 {} failed", op)));
         }
-        if let Ok(D::BF16(got)) = unary_data(op, &D::BF16(bh.clone())) {
+        if let Ok(D::BF16(got)) = unary_data(op, &D::BF16(bh.clone().into())) {
             for (x, g) in bh.iter().zip(&got) {
                 let want = bf16::from_f64(round_to(f(x.to_f64()), 8, 7));
                 let d = ulps(
@@ -275,7 +275,11 @@ fn exact_arithmetic(bits: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
         (BinaryOp::Remainder, |a, b| a % b),
     ];
     for (op, f) in ops {
-        let got = f32_out(binary_data(op, &D::F32(xs.clone()), &D::F32(ys.clone())))?;
+        let got = f32_out(binary_data(
+            op,
+            &D::F32(xs.clone().into()),
+            &D::F32(ys.clone().into()),
+        ))?;
         for ((&x, &y), &g) in xs.iter().zip(&ys).zip(&got) {
             let want = round_to(f(x as f64, y as f64), 8, 23) as f32;
             if ulps32(g, want) != 0 {
@@ -291,7 +295,7 @@ fn exact_arithmetic(bits: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
             .iter()
             .map(|&y| f16::from_f64(round_to(y as f64, 5, 10)))
             .collect();
-        let got = match binary_data(op, &D::F16(hx.clone()), &D::F16(hy.clone())) {
+        let got = match binary_data(op, &D::F16(hx.clone().into()), &D::F16(hy.clone().into())) {
             Ok(D::F16(got)) => got,
             other => return Err(fail(format!("f16 {op}: {other:?}"))),
         };
@@ -311,7 +315,7 @@ fn exact_arithmetic(bits: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
             .iter()
             .map(|&y| bf16::from_f64(round_to(y as f64, 8, 7)))
             .collect();
-        let got = match binary_data(op, &D::BF16(bx.clone()), &D::BF16(by.clone())) {
+        let got = match binary_data(op, &D::BF16(bx.clone().into()), &D::BF16(by.clone().into())) {
             Ok(D::BF16(got)) => got,
             other => return Err(fail(format!("bf16 {op}: {other:?}"))),
         };
@@ -341,7 +345,7 @@ fn exact_conversions(bits: Vec<u64>) -> Result<(), TestCaseError> {
             1e-300,
         ])
         .collect();
-    let d = D::F64(xs.clone());
+    let d = D::F64(xs.clone().into());
     for (ty, e, m) in [
         (ElementType::F32, 8, 23),
         (ElementType::F16, 5, 10),
@@ -371,8 +375,8 @@ fn mpmath_tables() -> Result<(), Failed> {
     let mut worst: Vec<String> = vec![];
     for &(name, x, y, want) in table::F64_TABLE {
         let (xs, ys) = (
-            D::F64(vec![f64::from_bits(x)]),
-            D::F64(vec![f64::from_bits(y)]),
+            D::F64(vec![f64::from_bits(x)].into()),
+            D::F64(vec![f64::from_bits(y)].into()),
         );
         let out = match op_of(name) {
             Ok(op) => unary_data(op, &xs),
@@ -401,8 +405,8 @@ fn mpmath_tables() -> Result<(), Failed> {
             continue;
         }
         let (xs, ys) = (
-            D::F32(vec![f32::from_bits(x)]),
-            D::F32(vec![f32::from_bits(y)]),
+            D::F32(vec![f32::from_bits(x)].into()),
+            D::F32(vec![f32::from_bits(y)].into()),
         );
         let out = match op_of(name) {
             Ok(op) => unary_data(op, &xs),
@@ -434,8 +438,8 @@ fn erf_shape(bits: Vec<u32>) -> Result<(), TestCaseError> {
     let mut xs: Vec<f32> = f32s(&bits).into_iter().filter(|x| !x.is_nan()).collect();
     xs.sort_by(|a, b| a.total_cmp(b));
     let neg: Vec<f32> = xs.iter().map(|x| -x).collect();
-    let got = f32_out(unary_data(UnaryOp::Erf, &D::F32(xs.clone())))?;
-    let gneg = f32_out(unary_data(UnaryOp::Erf, &D::F32(neg)))?;
+    let got = f32_out(unary_data(UnaryOp::Erf, &D::F32(xs.clone().into())))?;
+    let gneg = f32_out(unary_data(UnaryOp::Erf, &D::F32(neg.into())))?;
     for i in 0..xs.len() {
         if gneg[i].to_bits() != (-got[i]).to_bits() || got[i].abs() > 1.0 {
             return Err(fail(format!(
@@ -467,8 +471,16 @@ fn commutative(pairs: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
         BinaryOp::Maximum,
         BinaryOp::Minimum,
     ] {
-        let a = f32_out(binary_data(op, &D::F32(x.clone()), &D::F32(y.clone())))?;
-        let b = f32_out(binary_data(op, &D::F32(y.clone()), &D::F32(x.clone())))?;
+        let a = f32_out(binary_data(
+            op,
+            &D::F32(x.clone().into()),
+            &D::F32(y.clone().into()),
+        ))?;
+        let b = f32_out(binary_data(
+            op,
+            &D::F32(y.clone().into()),
+            &D::F32(x.clone().into()),
+        ))?;
         for i in 0..a.len() {
             let bitwise = op == BinaryOp::Add || op == BinaryOp::Multiply;
             let ok = if bitwise {
@@ -495,8 +507,8 @@ fn commutative(pairs: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
         BinaryOp::Or,
         BinaryOp::Xor,
     ] {
-        let a = binary_data(op, &D::S32(xi.clone()), &D::S32(yi.clone()));
-        let b = binary_data(op, &D::S32(yi.clone()), &D::S32(xi.clone()));
+        let a = binary_data(op, &D::S32(xi.clone().into()), &D::S32(yi.clone().into()));
+        let b = binary_data(op, &D::S32(yi.clone().into()), &D::S32(xi.clone().into()));
         if a.map_err(|e| fail(e.to_string()))? != b.map_err(|e| fail(e.to_string()))? {
             return Err(fail(format!("s32 {} not commutative", op)));
         }
@@ -504,14 +516,14 @@ fn commutative(pairs: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
     let eq1 = compare_data(
         ComparisonDirection::Eq,
         None,
-        &D::F32(x.clone()),
-        &D::F32(y.clone()),
+        &D::F32(x.clone().into()),
+        &D::F32(y.clone().into()),
     );
     let eq2 = compare_data(
         ComparisonDirection::Eq,
         None,
-        &D::F32(y.clone()),
-        &D::F32(x.clone()),
+        &D::F32(y.clone().into()),
+        &D::F32(x.clone().into()),
     );
     if eq1.map_err(|e| fail(e.to_string()))? != eq2.map_err(|e| fail(e.to_string()))? {
         return Err(fail("compare EQ not symmetric".into()));
@@ -547,7 +559,7 @@ fn de_morgan(pairs: Vec<(u32, u32)>) -> Result<(), TestCaseError> {
 
 /// Lossless conversions come back unchanged (bitwise, NaN payloads of F32 → F64 → F32 included).
 fn round_trips(bits: Vec<u32>) -> Result<(), TestCaseError> {
-    let f = D::F32(f32s(&bits));
+    let f = D::F32(f32s(&bits).into());
     let s = D::S32(bits.iter().map(|&b| b as i32).collect());
     let h = D::F16(
         bits.iter()
@@ -596,7 +608,7 @@ fn round_trips(bits: Vec<u32>) -> Result<(), TestCaseError> {
 /// reduce-precision is idempotent, and on the normal range of F16/BF16 it equals rounding to them.
 fn reduce_precision_laws(case: (Vec<u32>, i64, i64)) -> Result<(), TestCaseError> {
     let (bits, e, m) = case;
-    let xs = D::F32(f32s(&bits));
+    let xs = D::F32(f32s(&bits).into());
     let r = |d: &D, e, m| reduce_precision_data(d, e, m).map_err(|er| fail(er.to_string()));
     let once = r(&xs, e, m)?;
     let twice = r(&once, e, m)?;

@@ -248,7 +248,7 @@ fn random_data(ty: ElementType, bits: &[u64]) -> ArrayData {
             b.map(|&x| Complex::new(f64::from_bits(x), f64::from_bits(x.rotate_left(17))))
                 .collect(),
         ),
-        ElementType::Token => ArrayData::Pred(vec![]),
+        ElementType::Token => ArrayData::Pred(vec![].into()),
     }
 }
 

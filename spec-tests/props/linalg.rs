@@ -118,7 +118,7 @@ fn values(r: &mut Rng, ty: ElementType, dims: Vec<i64>) -> Array {
     let fl: Vec<f64> = (0..n).map(|_| f()).collect();
     let data = match ty {
         ElementType::F32 => ArrayData::F32(fl.iter().map(|&x| x as f32).collect()),
-        ElementType::F64 => ArrayData::F64(fl),
+        ElementType::F64 => ArrayData::F64(fl.into()),
         ElementType::BF16 => ArrayData::BF16(fl.iter().map(|&x| half::bf16::from_f64(x)).collect()),
         ElementType::F16 => ArrayData::F16(fl.iter().map(|&x| half::f16::from_f64(x)).collect()),
         ElementType::S32 => ArrayData::S32(fl.iter().map(|&x| (x * 1e9) as i32).collect()),
@@ -148,7 +148,7 @@ fn abs_array(a: &Array) -> Array {
 fn as_f64(a: &Array) -> Vec<f64> {
     match &a.data {
         ArrayData::F32(v) => v.iter().map(|&x| x as f64).collect(),
-        ArrayData::F64(v) => v.clone(),
+        ArrayData::F64(v) => v.to_vec(),
         ArrayData::BF16(v) => v.iter().map(|x| x.to_f64()).collect(),
         ArrayData::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
         _ => vec![],

@@ -71,14 +71,14 @@ fn run1(text: &str, args: Vec<Literal>) -> Result<Literal, String> {
 
 fn f64s(l: &Literal) -> Result<Vec<f64>, String> {
     match l.as_array().map(|a| &a.data) {
-        Some(ArrayData::F64(v)) => Ok(v.clone()),
+        Some(ArrayData::F64(v)) => Ok(v.to_vec()),
         _ => Err(format!("expected an f64 array, got {}", l.shape())),
     }
 }
 
 fn c128s(l: &Literal) -> Result<Vec<C128>, String> {
     match l.as_array().map(|a| &a.data) {
-        Some(ArrayData::C128(v)) => Ok(v.clone()),
+        Some(ArrayData::C128(v)) => Ok(v.to_vec()),
         Some(ArrayData::F64(v)) => Ok(v.iter().map(|&x| C128::new(x, 0.0)).collect()),
         _ => Err(format!("expected a c128 array, got {}", l.shape())),
     }
@@ -460,7 +460,7 @@ fn sample(dist: &str, ty: &str, a: &str, b: &str, n: usize) -> Result<Vec<f64>, 
     let out = run1(&text, vec![])?;
     match out.as_array().map(|x| &x.data) {
         Some(ArrayData::F32(v)) => Ok(v.iter().map(|&x| x as f64).collect()),
-        Some(ArrayData::F64(v)) => Ok(v.clone()),
+        Some(ArrayData::F64(v)) => Ok(v.to_vec()),
         _ => Err("expected floats".into()),
     }
 }

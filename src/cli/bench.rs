@@ -96,7 +96,7 @@ pub fn random_array(ty: ElementType, dims: Vec<i64>, seed: u64) -> Array {
         .collect();
     let data = match ty {
         ElementType::F32 => ArrayData::F32(vals.iter().map(|&x| x as f32).collect()),
-        ElementType::F64 => ArrayData::F64(vals),
+        ElementType::F64 => ArrayData::F64(vals.into()),
         ElementType::BF16 => ArrayData::BF16(vals.iter().map(|&x| bf16::from_f64(x)).collect()),
         ElementType::F16 => ArrayData::F16(vals.iter().map(|&x| half::f16::from_f64(x)).collect()),
         _ => ArrayData::S32(vals.iter().map(|&x| (x * 100.0) as i32).collect()),

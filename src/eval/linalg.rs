@@ -12,16 +12,16 @@ use crate::error::{Error, Result};
 use crate::hlo::ast::{ConvDims, Instruction, Window};
 use crate::hlo::attrs::{ConvolutionAttrs, DotAttrs};
 use crate::hlo::opcode::LinalgOp;
-use crate::kernels::ToAcc;
 use crate::kernels::conv::{ConvGeom, conv_fast, for_each_index};
 use crate::kernels::gemm::{GemmElem, KernelKind, MatRef, MicroKernel, gemm};
+use crate::kernels::{ToAcc, as_acc};
 use crate::literal::{Array, ArrayData, C64, C128, Literal, NativeType};
 use crate::shape::window::window_output_size;
 use crate::shape::{ArrayShape, row_major_strides};
 use crate::types::ElementType;
 use crate::with_data;
 use half::{bf16, f16};
-use rayon::prelude::*;
+use std::borrow::Cow;
 
 pub fn eval(
     _ev: &Evaluator,
@@ -192,7 +192,7 @@ macro_rules! finish_int {
 impl Finish for f32 {
     fn finish(v: Vec<f32>, ty: ElementType) -> ArrayData {
         match ty {
-            ElementType::F32 => ArrayData::F32(v),
+            ElementType::F32 => ArrayData::F32(v.into()),
             ElementType::F16 => ArrayData::F16(v.into_iter().map(f16::from_f32).collect()),
             ElementType::BF16 => ArrayData::BF16(v.into_iter().map(bf16::from_f32).collect()),
             _ => f64::finish(v.into_iter().map(|x| x as f64).collect(), ty),
@@ -203,7 +203,7 @@ impl Finish for f32 {
 impl Finish for f64 {
     fn finish(v: Vec<f64>, ty: ElementType) -> ArrayData {
         match ty {
-            ElementType::F64 => ArrayData::F64(v),
+            ElementType::F64 => ArrayData::F64(v.into()),
             ElementType::F32 => ArrayData::F32(v.into_iter().map(|x| x as f32).collect()),
             ElementType::F16 => ArrayData::F16(v.into_iter().map(f16::from_f64).collect()),
             ElementType::BF16 => ArrayData::BF16(v.into_iter().map(bf16::from_f64).collect()),
@@ -230,7 +230,7 @@ impl Finish for i64 {
 impl Finish for C128 {
     fn finish(v: Vec<C128>, ty: ElementType) -> ArrayData {
         match ty {
-            ElementType::C128 => ArrayData::C128(v),
+            ElementType::C128 => ArrayData::C128(v.into()),
             ElementType::C64 => ArrayData::C64(
                 v.into_iter()
                     .map(|x| C64::new(x.re as f32, x.im as f32))
@@ -301,12 +301,7 @@ impl DotPlan {
     }
 }
 
-fn dot_typed<X, T, F>(l: &[X], r: &[X], plan: &DotPlan, kern: &MicroKernel<T>, conv: F) -> Vec<T>
-where
-    X: Copy + Send + Sync + 'static,
-    T: GemmElem,
-    F: Fn(X) -> T + Sync + Copy,
-{
+fn dot_typed<T: GemmElem>(l: &[T], r: &[T], plan: &DotPlan, kern: &MicroKernel<T>) -> Vec<T> {
     let mn = plan.lhs_rows.len() * plan.rhs_cols.len();
     let mut out = vec![T::zero(); plan.lhs_batch.len() * mn];
     let run = |b: usize, chunk: &mut [T]| {
@@ -322,16 +317,12 @@ where
             rows: &plan.rhs_rows,
             cols: &plan.rhs_cols,
         };
-        gemm(kern, a, bm, conv, conv, chunk);
+        gemm(kern, a, bm, |x| x, |x| x, chunk);
     };
     if mn == 0 {
         return out;
     }
-    crate::kernels::pool::install(|| {
-        out.par_chunks_mut(mn)
-            .enumerate()
-            .for_each(|(b, chunk)| run(b, chunk))
-    });
+    crate::kernels::pool::for_each_chunk(&mut out, mn, &|off, chunk| run(off / mn, chunk));
     out
 }
 
@@ -373,10 +364,11 @@ pub fn fast_dot_with(
     macro_rules! run {
         ($t:ty, $conv:expr) => {{
             let k = pick::<$t>(kind)?;
-            let v = with_data!(&lhs.data, l => {
+            let (l, r): (Cow<[$t]>, Cow<[$t]>) = with_data!(&lhs.data, l => {
                 let r = same_typed(l, &rhs.data)?;
-                dot_typed(l, r, &plan, &k, $conv)
+                (as_acc(l, $conv), as_acc(r, $conv))
             });
+            let v = dot_typed(&l, &r, &plan, &k);
             (<$t>::finish(v, rty), k.kind)
         }};
     }
@@ -612,10 +604,11 @@ pub fn fast_conv_with(
         ($t:ty, $conv:expr) => {{
             let k = pick::<$t>(kind)?;
             let mut out = vec![<$t as crate::kernels::gemm::simd::ScalarOps>::zero(); n];
-            let ran = with_data!(&lhs.data, l => {
+            let (l, r): (Cow<[$t]>, Cow<[$t]>) = with_data!(&lhs.data, l => {
                 let r = same_typed(l, &rhs.data)?;
-                conv_fast(&k, &g, l, r, $conv, &mut out)
+                (as_acc(l, $conv), as_acc(r, $conv))
             });
+            let ran = conv_fast(&k, &g, &l, &r, |x: $t| x, &mut out);
             (<$t>::finish(out, rty), ran)
         }};
     }

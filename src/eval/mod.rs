@@ -299,6 +299,35 @@ impl<'a> Evaluator<'a> {
                             comp.name, p.number
                         ))
                     }),
+                // The operand a dynamic-update-slice updates, when nothing reads it afterwards,
+                // is handed over whole so that the update happens in place: a loop that fills
+                // one row of a large buffer per iteration would otherwise copy the buffer each
+                // time. (Shared elements are still copied first: see `literal::Buf`.)
+                Op::Movement(MovementOp::DynamicUpdateSlice)
+                    if last_use[inst.operands[0]] == i
+                        && inst
+                            .operands
+                            .iter()
+                            .filter(|&&o| o == inst.operands[0])
+                            .count()
+                            == 1 =>
+                {
+                    let target = values[inst.operands[0]].take().ok_or_else(|| {
+                        Error::internal(format!("operand 0 of `{}` was dropped", inst.name))
+                    })?;
+                    let rest: Vec<&Literal> = inst.operands[1..]
+                        .iter()
+                        .map(|&o| {
+                            values[o].as_ref().ok_or_else(|| {
+                                Error::internal(format!(
+                                    "operand {o} of `{}` was dropped",
+                                    inst.name
+                                ))
+                            })
+                        })
+                        .collect::<Result<_>>()?;
+                    movement::dynamic_update_slice_into(inst, target, &rest).map(Literal::Array)
+                }
                 _ => {
                     let ops: Vec<&Literal> = inst
                         .operands

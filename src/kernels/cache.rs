@@ -88,7 +88,7 @@ pub fn from_sysfs(dir: &std::path::Path) -> Option<Caches> {
             _ => {}
         }
     }
-    (found.l1d > 0 && found.l2 > 0).then(|| Caches {
+    (found.l1d > 0 && found.l2 > 0).then_some(Caches {
         l3: if found.l3 > 0 { found.l3 } else { found.l2 },
         ..found
     })
@@ -139,7 +139,7 @@ fn from_cpuid() -> Option<Caches> {
             _ => {}
         }
     }
-    (found.l1d > 0 && found.l2 > 0).then(|| Caches {
+    (found.l1d > 0 && found.l2 > 0).then_some(Caches {
         l3: if found.l3 > 0 { found.l3 } else { found.l2 },
         ..found
     })

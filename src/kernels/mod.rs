@@ -10,6 +10,7 @@ pub mod pool;
 
 use crate::literal::{C64, C128};
 use half::{bf16, f16};
+use std::borrow::Cow;
 
 /// Conversion of any element type into the types the kernels accumulate in: F32 (for F32, F16,
 /// BF16), F64, wrapping i64 (integers; `u64` keeps its bit pattern, which wrapping arithmetic
@@ -97,4 +98,34 @@ impl ToAcc for C128 {
     fn to_c128(self) -> C128 {
         self
     }
+}
+
+/// `data` in the accumulation type `T`: borrowed as it is when it already is of type `T`,
+/// converted element by element (in parallel) otherwise.
+///
+/// Why: the kernels are then compiled once per accumulation type (f32, f64, i64) instead of once
+/// per pair of element type and accumulation type, which multiplied the GEMM's code (and the
+/// build's time) by fifteen. The conversion is one pass over the operands, small next to a
+/// product that reads each of their elements many times.
+pub fn as_acc<'a, X, T>(data: &'a [X], conv: impl Fn(X) -> T + Sync) -> Cow<'a, [T]>
+where
+    X: Copy + Sync + 'static,
+    T: Copy + Send + 'static,
+{
+    if std::any::TypeId::of::<X>() == std::any::TypeId::of::<T>() {
+        // SAFETY: X and T are the same type (equal TypeIds of 'static types).
+        return Cow::Borrowed(unsafe {
+            std::slice::from_raw_parts(data.as_ptr() as *const T, data.len())
+        });
+    }
+    let n = data.len();
+    Cow::Owned(pool::fill_fresh(
+        n,
+        pool::chunk_for(n, 1 << 14),
+        &|start, dst| {
+            for (d, &x) in dst.iter_mut().zip(&data[start..]) {
+                d.write(conv(x));
+            }
+        },
+    ))
 }

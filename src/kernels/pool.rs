@@ -10,6 +10,7 @@
 //! stack size, because a parallel reduction or sort evaluates its `to_apply` computation, which
 //! may call others, on them.
 
+use rayon::prelude::*;
 use std::sync::OnceLock;
 
 /// Matches the replica threads' stack: room for the deepest call chain the verifier allows.
@@ -43,10 +44,86 @@ pub fn threads() -> usize {
     install(rayon::current_num_threads).max(1)
 }
 
+/// Runs `body(t)` for every `t` in `0..tasks`: on the kernel pool when there are several, on the
+/// calling thread when there is one.
+///
+/// The parallel helpers here take their work as `&dyn Fn`, so that rayon's machinery is compiled
+/// once per element type instead of once per operation: with every element-wise operation and
+/// element type instantiating its own parallel iterator, rayon's generic code was more than half
+/// of the crate's machine code and of its build time. The dynamic call happens once per chunk,
+/// and the loop inside a chunk is the caller's own, fully typed code.
+pub fn run_tasks(tasks: usize, body: &(dyn Fn(usize) + Sync)) {
+    match tasks {
+        0 => {}
+        1 => body(0),
+        _ => install(|| (0..tasks).into_par_iter().for_each(body)),
+    }
+}
+
+/// Splits `out` into chunks of `chunk` elements (the last may be shorter) and runs
+/// `body(offset_of_chunk, chunk)` on each, in parallel when there are several.
+pub fn for_each_chunk<T: Send>(
+    out: &mut [T],
+    chunk: usize,
+    body: &(dyn Fn(usize, &mut [T]) + Sync),
+) {
+    let chunk = chunk.max(1);
+    if out.len() <= chunk {
+        if !out.is_empty() {
+            body(0, out);
+        }
+        return;
+    }
+    install(|| {
+        out.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(c, s)| body(c * chunk, s))
+    });
+}
+
+/// A fresh vector of `n` elements whose chunks `body(offset, chunk)` fills, in parallel when
+/// there are several: `body` must write every element of its chunk.
+pub fn fill_fresh<U: Send>(
+    n: usize,
+    chunk: usize,
+    body: &(dyn Fn(usize, &mut [std::mem::MaybeUninit<U>]) + Sync),
+) -> Vec<U> {
+    let mut v: Vec<U> = super::pages::fresh_vec(n);
+    for_each_chunk(&mut v.spare_capacity_mut()[..n], chunk, body);
+    // SAFETY: the chunks cover 0..n and `body` wrote every element of each (its contract); had
+    // it panicked, the panic would have left through `for_each_chunk` before this point.
+    unsafe { v.set_len(n) };
+    v
+}
+
+/// `f(i)` for every `i` in `0..n`, collected in order, computed in parallel chunks of at least
+/// `min_chunk` indices. For work that is coarse per index (a whole reduction, a sorted row).
+pub fn collect_indexed<U: Send>(
+    n: usize,
+    min_chunk: usize,
+    f: &(dyn Fn(usize) -> U + Sync),
+) -> Vec<U> {
+    let chunk = n.div_ceil(threads() * 4).max(min_chunk).max(1);
+    fill_fresh(n, chunk, &|start, dst| {
+        for (k, d) in dst.iter_mut().enumerate() {
+            d.write(f(start + k));
+        }
+    })
+}
+
+/// A chunk length for `n` elements of cheap work: a few chunks per thread, none shorter than
+/// `min` (below which splitting costs more than it gains); `n` itself when `n < 2 * min`.
+pub fn chunk_for(n: usize, min: usize) -> usize {
+    if n < 2 * min {
+        n.max(1)
+    } else {
+        n.div_ceil(threads() * 4).max(min)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rayon::prelude::*;
 
     /// Every global worker blocks in `join` on a thread of its own (as a run waits for its
     /// replica threads), and each such thread runs a kernel. With kernels on the global pool,

@@ -22,24 +22,93 @@ use half::{bf16, f16};
 pub type C64 = num_complex::Complex<f32>;
 pub type C128 = num_complex::Complex<f64>;
 
+/// The elements of one array, shared between the values that hold them.
+///
+/// Why: the interpreter hands values around whole: a tuple holds its elements, a `while` loop
+/// passes its state to the condition and the body on every iteration, a call passes its
+/// arguments. Sharing the buffer makes each of those a reference count instead of a copy of every
+/// element (a loop carrying a 4 MiB buffer copied it twice per iteration). Writing through a
+/// shared buffer copies it first (`Arc::make_mut`: copy on write), so one value never changes
+/// under another; a buffer held once is written in place.
+#[derive(Clone, PartialEq, Default)]
+pub struct Buf<T>(std::sync::Arc<Vec<T>>);
+
+impl<T> std::ops::Deref for Buf<T> {
+    type Target = Vec<T>;
+    #[inline]
+    fn deref(&self) -> &Vec<T> {
+        &self.0
+    }
+}
+
+impl<T: Clone> std::ops::DerefMut for Buf<T> {
+    /// Copies the elements first when another value shares them.
+    #[inline]
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        std::sync::Arc::make_mut(&mut self.0)
+    }
+}
+
+impl<T> From<Vec<T>> for Buf<T> {
+    #[inline]
+    fn from(v: Vec<T>) -> Buf<T> {
+        Buf(std::sync::Arc::new(v))
+    }
+}
+
+impl<T> FromIterator<T> for Buf<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Buf<T> {
+        Buf::from(it.into_iter().collect::<Vec<T>>())
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Buf<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Buf<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<T: Clone> Buf<T> {
+    /// The elements as a vector of their own: moved out when this is the only holder, copied
+    /// otherwise.
+    pub fn into_vec(self) -> Vec<T> {
+        std::sync::Arc::try_unwrap(self.0).unwrap_or_else(|shared| (*shared).clone())
+    }
+}
+
+impl<T> Buf<T> {
+    /// Whether another value shares these elements (writing would copy them).
+    pub fn is_shared(&self) -> bool {
+        std::sync::Arc::strong_count(&self.0) > 1
+    }
+}
+
 /// The element storage of an array literal, one variant per element type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArrayData {
-    Pred(Vec<bool>),
-    S8(Vec<i8>),
-    S16(Vec<i16>),
-    S32(Vec<i32>),
-    S64(Vec<i64>),
-    U8(Vec<u8>),
-    U16(Vec<u16>),
-    U32(Vec<u32>),
-    U64(Vec<u64>),
-    F16(Vec<f16>),
-    BF16(Vec<bf16>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-    C64(Vec<C64>),
-    C128(Vec<C128>),
+    Pred(Buf<bool>),
+    S8(Buf<i8>),
+    S16(Buf<i16>),
+    S32(Buf<i32>),
+    S64(Buf<i64>),
+    U8(Buf<u8>),
+    U16(Buf<u16>),
+    U32(Buf<u32>),
+    U64(Buf<u64>),
+    F16(Buf<f16>),
+    BF16(Buf<bf16>),
+    F32(Buf<f32>),
+    F64(Buf<f64>),
+    C64(Buf<C64>),
+    C128(Buf<C128>),
 }
 
 /// Runs `$body` with `$v` bound to the typed vector inside an `ArrayData`, for every variant.
@@ -74,21 +143,51 @@ macro_rules! with_data {
 macro_rules! map_data {
     ($data:expr, $v:ident => $body:expr) => {
         match $data {
-            $crate::literal::ArrayData::Pred($v) => $crate::literal::ArrayData::Pred($body),
-            $crate::literal::ArrayData::S8($v) => $crate::literal::ArrayData::S8($body),
-            $crate::literal::ArrayData::S16($v) => $crate::literal::ArrayData::S16($body),
-            $crate::literal::ArrayData::S32($v) => $crate::literal::ArrayData::S32($body),
-            $crate::literal::ArrayData::S64($v) => $crate::literal::ArrayData::S64($body),
-            $crate::literal::ArrayData::U8($v) => $crate::literal::ArrayData::U8($body),
-            $crate::literal::ArrayData::U16($v) => $crate::literal::ArrayData::U16($body),
-            $crate::literal::ArrayData::U32($v) => $crate::literal::ArrayData::U32($body),
-            $crate::literal::ArrayData::U64($v) => $crate::literal::ArrayData::U64($body),
-            $crate::literal::ArrayData::F16($v) => $crate::literal::ArrayData::F16($body),
-            $crate::literal::ArrayData::BF16($v) => $crate::literal::ArrayData::BF16($body),
-            $crate::literal::ArrayData::F32($v) => $crate::literal::ArrayData::F32($body),
-            $crate::literal::ArrayData::F64($v) => $crate::literal::ArrayData::F64($body),
-            $crate::literal::ArrayData::C64($v) => $crate::literal::ArrayData::C64($body),
-            $crate::literal::ArrayData::C128($v) => $crate::literal::ArrayData::C128($body),
+            $crate::literal::ArrayData::Pred($v) => {
+                $crate::literal::ArrayData::Pred($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::S8($v) => {
+                $crate::literal::ArrayData::S8($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::S16($v) => {
+                $crate::literal::ArrayData::S16($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::S32($v) => {
+                $crate::literal::ArrayData::S32($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::S64($v) => {
+                $crate::literal::ArrayData::S64($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::U8($v) => {
+                $crate::literal::ArrayData::U8($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::U16($v) => {
+                $crate::literal::ArrayData::U16($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::U32($v) => {
+                $crate::literal::ArrayData::U32($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::U64($v) => {
+                $crate::literal::ArrayData::U64($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::F16($v) => {
+                $crate::literal::ArrayData::F16($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::BF16($v) => {
+                $crate::literal::ArrayData::BF16($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::F32($v) => {
+                $crate::literal::ArrayData::F32($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::F64($v) => {
+                $crate::literal::ArrayData::F64($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::C64($v) => {
+                $crate::literal::ArrayData::C64($crate::literal::Buf::from($body))
+            }
+            $crate::literal::ArrayData::C128($v) => {
+                $crate::literal::ArrayData::C128($crate::literal::Buf::from($body))
+            }
         }
     };
 }
@@ -100,7 +199,7 @@ pub trait NativeType: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static
     fn one() -> Self;
     fn slice(data: &ArrayData) -> Option<&[Self]>;
     fn vec_mut(data: &mut ArrayData) -> Option<&mut Vec<Self>>;
-    fn into_data(v: Vec<Self>) -> ArrayData;
+    fn into_data(v: impl Into<Buf<Self>>) -> ArrayData;
     fn to_scalar(self) -> Scalar;
     fn from_scalar(s: Scalar) -> Option<Self>;
 }
@@ -117,18 +216,18 @@ macro_rules! native {
             }
             fn slice(data: &ArrayData) -> Option<&[Self]> {
                 match data {
-                    ArrayData::$variant(v) => Some(v),
+                    ArrayData::$variant(v) => Some(v.as_slice()),
                     _ => None,
                 }
             }
             fn vec_mut(data: &mut ArrayData) -> Option<&mut Vec<Self>> {
                 match data {
-                    ArrayData::$variant(v) => Some(v),
+                    ArrayData::$variant(v) => Some(&mut **v),
                     _ => None,
                 }
             }
-            fn into_data(v: Vec<Self>) -> ArrayData {
-                ArrayData::$variant(v)
+            fn into_data(v: impl Into<Buf<Self>>) -> ArrayData {
+                ArrayData::$variant(v.into())
             }
             fn to_scalar(self) -> Scalar {
                 Scalar::$variant(self)
@@ -369,42 +468,42 @@ impl ArrayData {
     /// `n` zeros of a type. `Token` has no array data; it yields an empty PRED vector.
     pub fn zeros(ty: ElementType, n: usize) -> ArrayData {
         match ty {
-            ElementType::Pred | ElementType::Token => ArrayData::Pred(vec![false; n]),
-            ElementType::S8 => ArrayData::S8(vec![0; n]),
-            ElementType::S16 => ArrayData::S16(vec![0; n]),
-            ElementType::S32 => ArrayData::S32(vec![0; n]),
-            ElementType::S64 => ArrayData::S64(vec![0; n]),
-            ElementType::U8 => ArrayData::U8(vec![0; n]),
-            ElementType::U16 => ArrayData::U16(vec![0; n]),
-            ElementType::U32 => ArrayData::U32(vec![0; n]),
-            ElementType::U64 => ArrayData::U64(vec![0; n]),
-            ElementType::F16 => ArrayData::F16(vec![f16::ZERO; n]),
-            ElementType::BF16 => ArrayData::BF16(vec![bf16::ZERO; n]),
-            ElementType::F32 => ArrayData::F32(vec![0.0; n]),
-            ElementType::F64 => ArrayData::F64(vec![0.0; n]),
-            ElementType::C64 => ArrayData::C64(vec![C64::new(0.0, 0.0); n]),
-            ElementType::C128 => ArrayData::C128(vec![C128::new(0.0, 0.0); n]),
+            ElementType::Pred | ElementType::Token => ArrayData::Pred(vec![false; n].into()),
+            ElementType::S8 => ArrayData::S8(vec![0; n].into()),
+            ElementType::S16 => ArrayData::S16(vec![0; n].into()),
+            ElementType::S32 => ArrayData::S32(vec![0; n].into()),
+            ElementType::S64 => ArrayData::S64(vec![0; n].into()),
+            ElementType::U8 => ArrayData::U8(vec![0; n].into()),
+            ElementType::U16 => ArrayData::U16(vec![0; n].into()),
+            ElementType::U32 => ArrayData::U32(vec![0; n].into()),
+            ElementType::U64 => ArrayData::U64(vec![0; n].into()),
+            ElementType::F16 => ArrayData::F16(vec![f16::ZERO; n].into()),
+            ElementType::BF16 => ArrayData::BF16(vec![bf16::ZERO; n].into()),
+            ElementType::F32 => ArrayData::F32(vec![0.0; n].into()),
+            ElementType::F64 => ArrayData::F64(vec![0.0; n].into()),
+            ElementType::C64 => ArrayData::C64(vec![C64::new(0.0, 0.0); n].into()),
+            ElementType::C128 => ArrayData::C128(vec![C128::new(0.0, 0.0); n].into()),
         }
     }
 
     /// `n` copies of one scalar.
     pub fn splat(s: Scalar, n: usize) -> ArrayData {
         match s {
-            Scalar::Pred(x) => ArrayData::Pred(vec![x; n]),
-            Scalar::S8(x) => ArrayData::S8(vec![x; n]),
-            Scalar::S16(x) => ArrayData::S16(vec![x; n]),
-            Scalar::S32(x) => ArrayData::S32(vec![x; n]),
-            Scalar::S64(x) => ArrayData::S64(vec![x; n]),
-            Scalar::U8(x) => ArrayData::U8(vec![x; n]),
-            Scalar::U16(x) => ArrayData::U16(vec![x; n]),
-            Scalar::U32(x) => ArrayData::U32(vec![x; n]),
-            Scalar::U64(x) => ArrayData::U64(vec![x; n]),
-            Scalar::F16(x) => ArrayData::F16(vec![x; n]),
-            Scalar::BF16(x) => ArrayData::BF16(vec![x; n]),
-            Scalar::F32(x) => ArrayData::F32(vec![x; n]),
-            Scalar::F64(x) => ArrayData::F64(vec![x; n]),
-            Scalar::C64(x) => ArrayData::C64(vec![x; n]),
-            Scalar::C128(x) => ArrayData::C128(vec![x; n]),
+            Scalar::Pred(x) => ArrayData::Pred(vec![x; n].into()),
+            Scalar::S8(x) => ArrayData::S8(vec![x; n].into()),
+            Scalar::S16(x) => ArrayData::S16(vec![x; n].into()),
+            Scalar::S32(x) => ArrayData::S32(vec![x; n].into()),
+            Scalar::S64(x) => ArrayData::S64(vec![x; n].into()),
+            Scalar::U8(x) => ArrayData::U8(vec![x; n].into()),
+            Scalar::U16(x) => ArrayData::U16(vec![x; n].into()),
+            Scalar::U32(x) => ArrayData::U32(vec![x; n].into()),
+            Scalar::U64(x) => ArrayData::U64(vec![x; n].into()),
+            Scalar::F16(x) => ArrayData::F16(vec![x; n].into()),
+            Scalar::BF16(x) => ArrayData::BF16(vec![x; n].into()),
+            Scalar::F32(x) => ArrayData::F32(vec![x; n].into()),
+            Scalar::F64(x) => ArrayData::F64(vec![x; n].into()),
+            Scalar::C64(x) => ArrayData::C64(vec![x; n].into()),
+            Scalar::C128(x) => ArrayData::C128(vec![x; n].into()),
         }
     }
 
@@ -431,7 +530,7 @@ impl ArrayData {
 
     /// Gathers elements by index into a new vector of the same type.
     pub fn gather(&self, indices: impl Iterator<Item = usize>) -> ArrayData {
-        map_data!(self, v => indices.map(|i| v[i]).collect())
+        map_data!(self, v => indices.map(|i| v[i]).collect::<Vec<_>>())
     }
 }
 
@@ -558,7 +657,7 @@ impl Array {
             ));
         }
         let offsets = buffer_offsets(&layout, &shape.dims);
-        let data = map_data!(buffer, b => offsets.iter().map(|&k| b[k]).collect());
+        let data = map_data!(buffer, b => offsets.iter().map(|&k| b[k]).collect::<Vec<_>>());
         Ok(Array { shape, data })
     }
 }
@@ -784,12 +883,12 @@ mod tests {
         let a = Array::from_vec(vec![2, 3], vec![1u8, 2, 3, 4, 5, 6]).unwrap();
         let layout = Layout::new(vec![0, 1]);
         let buf = a.to_buffer(Some(&layout)).unwrap();
-        assert_eq!(buf, ArrayData::U8(vec![1, 4, 2, 5, 3, 6]));
+        assert_eq!(buf, ArrayData::U8(vec![1, 4, 2, 5, 3, 6].into()));
         let padded = layout.with_padding(vec![3, 5], PaddingValue::Zero);
         let buf = a.to_buffer(Some(&padded)).unwrap();
         assert_eq!(
             buf,
-            ArrayData::U8(vec![1, 4, 0, 2, 5, 0, 3, 6, 0, 0, 0, 0, 0, 0, 0])
+            ArrayData::U8(vec![1, 4, 0, 2, 5, 0, 3, 6, 0, 0, 0, 0, 0, 0, 0].into())
         );
         let back = Array::from_buffer(a.shape.clone().with_layout(padded), &buf).unwrap();
         assert_eq!(back.data, a.data);
@@ -801,13 +900,13 @@ mod tests {
         let l = Layout::new(vec![0]).with_padding(vec![3], PaddingValue::Lowest);
         assert_eq!(
             a.to_buffer(Some(&l)).unwrap(),
-            ArrayData::S8(vec![7, -128, -128])
+            ArrayData::S8(vec![7, -128, -128].into())
         );
         let a = Array::from_vec(vec![1], vec![true]).unwrap();
         let l = Layout::new(vec![0]).with_padding(vec![2], PaddingValue::Zero);
         assert_eq!(
             a.to_buffer(Some(&l)).unwrap(),
-            ArrayData::Pred(vec![true, false])
+            ArrayData::Pred(vec![true, false].into())
         );
         for ty in ElementType::ALL {
             for p in [
@@ -841,13 +940,13 @@ mod tests {
     #[test]
     fn buffers_of_rank_zero_and_empty_arrays() {
         let s = Array::from_vec(vec![], vec![2.5f64]).unwrap();
-        assert_eq!(s.to_buffer(None).unwrap(), ArrayData::F64(vec![2.5]));
-        let back = Array::from_buffer(s.shape.clone(), &ArrayData::F64(vec![2.5])).unwrap();
+        assert_eq!(s.to_buffer(None).unwrap(), ArrayData::F64(vec![2.5].into()));
+        let back = Array::from_buffer(s.shape.clone(), &ArrayData::F64(vec![2.5].into())).unwrap();
         assert_eq!(back, s);
         let e = Array::from_vec(vec![0, 2], Vec::<u32>::new()).unwrap();
         let l = Layout::new(vec![0, 1]).with_padding(vec![1, 2], PaddingValue::Highest);
         let buf = e.to_buffer(Some(&l)).unwrap();
-        assert_eq!(buf, ArrayData::U32(vec![u32::MAX, u32::MAX]));
+        assert_eq!(buf, ArrayData::U32(vec![u32::MAX, u32::MAX].into()));
         let back = Array::from_buffer(e.shape.clone().with_layout(l), &buf).unwrap();
         assert_eq!(back.data, e.data);
     }
@@ -859,9 +958,9 @@ mod tests {
         let e = a.to_buffer(Some(&bad)).unwrap_err();
         assert_eq!(e.rule.as_deref(), Some("layout.minor_to_major_permutation"));
         let shape = a.shape.clone().with_layout(Layout::new(vec![0, 1]));
-        let e = Array::from_buffer(shape.clone(), &ArrayData::S32(vec![0; 5])).unwrap_err();
+        let e = Array::from_buffer(shape.clone(), &ArrayData::S32(vec![0; 5].into())).unwrap_err();
         assert_eq!(e.rule.as_deref(), Some("layout.buffer_size"));
-        let e = Array::from_buffer(shape, &ArrayData::U32(vec![0; 6])).unwrap_err();
+        let e = Array::from_buffer(shape, &ArrayData::U32(vec![0; 6].into())).unwrap_err();
         assert_eq!(e.rule.as_deref(), Some("layout.buffer_size"));
     }
 }

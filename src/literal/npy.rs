@@ -254,15 +254,15 @@ pub fn array_from_npy_bytes(bytes: &[u8], file: &str, target: &Target) -> Result
     let what = |e: String| NpyError(format!("{file}: {e}"));
     use ElementType::*;
     let data = match want.ty {
-        Pred => ArrayData::Pred(read_typed::<bool>(bytes).map_err(what)?),
-        S8 => ArrayData::S8(read_typed::<i8>(bytes).map_err(what)?),
-        S16 => ArrayData::S16(read_typed::<i16>(bytes).map_err(what)?),
-        S32 => ArrayData::S32(read_typed::<i32>(bytes).map_err(what)?),
-        S64 => ArrayData::S64(read_typed::<i64>(bytes).map_err(what)?),
-        U8 => ArrayData::U8(read_typed::<u8>(bytes).map_err(what)?),
-        U16 => ArrayData::U16(read_typed::<u16>(bytes).map_err(what)?),
-        U32 => ArrayData::U32(read_typed::<u32>(bytes).map_err(what)?),
-        U64 => ArrayData::U64(read_typed::<u64>(bytes).map_err(what)?),
+        Pred => ArrayData::Pred(read_typed::<bool>(bytes).map_err(what)?.into()),
+        S8 => ArrayData::S8(read_typed::<i8>(bytes).map_err(what)?.into()),
+        S16 => ArrayData::S16(read_typed::<i16>(bytes).map_err(what)?.into()),
+        S32 => ArrayData::S32(read_typed::<i32>(bytes).map_err(what)?.into()),
+        S64 => ArrayData::S64(read_typed::<i64>(bytes).map_err(what)?.into()),
+        U8 => ArrayData::U8(read_typed::<u8>(bytes).map_err(what)?.into()),
+        U16 => ArrayData::U16(read_typed::<u16>(bytes).map_err(what)?.into()),
+        U32 => ArrayData::U32(read_typed::<u32>(bytes).map_err(what)?.into()),
+        U64 => ArrayData::U64(read_typed::<u64>(bytes).map_err(what)?.into()),
         F16 => ArrayData::F16(
             read_typed::<F16Npy>(bytes)
                 .map_err(what)?
@@ -277,10 +277,18 @@ pub fn array_from_npy_bytes(bytes: &[u8], file: &str, target: &Target) -> Result
                 .map(|x| x.0)
                 .collect(),
         ),
-        F32 => ArrayData::F32(read_typed::<f32>(bytes).map_err(what)?),
-        F64 => ArrayData::F64(read_typed::<f64>(bytes).map_err(what)?),
-        C64 => ArrayData::C64(read_typed::<num_complex::Complex<f32>>(bytes).map_err(what)?),
-        C128 => ArrayData::C128(read_typed::<num_complex::Complex<f64>>(bytes).map_err(what)?),
+        F32 => ArrayData::F32(read_typed::<f32>(bytes).map_err(what)?.into()),
+        F64 => ArrayData::F64(read_typed::<f64>(bytes).map_err(what)?.into()),
+        C64 => ArrayData::C64(
+            read_typed::<num_complex::Complex<f32>>(bytes)
+                .map_err(what)?
+                .into(),
+        ),
+        C128 => ArrayData::C128(
+            read_typed::<num_complex::Complex<f64>>(bytes)
+                .map_err(what)?
+                .into(),
+        ),
         Token => return err(format!("{file}: {target} is a token, which takes no value")),
     };
     // The value has the sizes the file holds; like a literal written in text, its shape is

@@ -209,7 +209,7 @@ fn custom_call_tuple_results_and_output_layouts() {
         "shrink",
         std::sync::Arc::new(
             |out: &mut [super::CustomCallBuffer], _: &[super::CustomCallBuffer]| {
-                out[0].data = crate::literal::ArrayData::F32(vec![1.0]);
+                out[0].data = crate::literal::ArrayData::F32(vec![1.0].into());
                 Ok(())
             },
         ),

@@ -22,8 +22,8 @@ use super::{Evaluator, array};
 use crate::error::{Error, Result};
 use crate::hlo::ast::Instruction;
 use crate::hlo::opcode::{BinaryOp, ElementwiseOp, UnaryOp};
+use crate::literal::Buf;
 use crate::literal::{Array, ArrayData, Literal};
-use rayon::prelude::*;
 
 /// Arrays with at least this many elements are processed in parallel.
 pub const PAR_THRESHOLD: usize = 1 << 16;
@@ -129,59 +129,55 @@ pub(crate) fn type_error(op: impl std::fmt::Display, data: &ArrayData) -> Error 
     ))
 }
 
-/// A parallel map's results in a fresh buffer: rayon writes each chunk straight into the
-/// reserved capacity, whose pages `fresh_vec` has asked to be huge (the first touch of a new
-/// 64 MiB result otherwise costs more than computing it).
-fn collect_fresh<V: Send>(n: usize, it: impl IndexedParallelIterator<Item = V>) -> Vec<V> {
-    let mut v = crate::kernels::pages::fresh_vec(n);
-    v.par_extend(it);
-    v
+/// The chunk length for an element-wise loop over `n` elements: the whole array below
+/// `PAR_THRESHOLD` (one chunk, on the calling thread), else a few chunks per thread.
+fn chunk(n: usize) -> usize {
+    if n < PAR_THRESHOLD {
+        n.max(1)
+    } else {
+        crate::kernels::pool::chunk_for(n, MIN_CHUNK)
+    }
 }
 
-/// `f` on every element, in parallel for large arrays.
+/// `f` on every element, in parallel for large arrays. The result's buffer is fresh
+/// (`pool::fill_fresh`: its pages advised huge, since the first touch of a new 64 MiB result
+/// otherwise costs more than computing it).
 #[inline]
-pub fn map1<T, U, F>(x: &[T], f: F) -> Vec<U>
+pub fn map1<T, U, F>(x: &[T], f: F) -> Buf<U>
 where
     T: Copy + Sync,
     U: Send,
     F: Fn(T) -> U + Sync + Send,
 {
-    if x.len() >= PAR_THRESHOLD {
-        crate::kernels::pool::install(|| {
-            collect_fresh(x.len(), x.par_iter().with_min_len(MIN_CHUNK).map(|&v| f(v)))
-        })
-    } else {
-        x.iter().map(|&v| f(v)).collect()
-    }
+    crate::kernels::pool::fill_fresh(x.len(), chunk(x.len()), &|start, dst| {
+        for (d, &a) in dst.iter_mut().zip(&x[start..]) {
+            d.write(f(a));
+        }
+    })
+    .into()
 }
 
 /// `f` on every pair of elements, in parallel for large arrays.
 #[inline]
-pub fn map2<T, U, V, F>(x: &[T], y: &[U], f: F) -> Vec<V>
+pub fn map2<T, U, V, F>(x: &[T], y: &[U], f: F) -> Buf<V>
 where
     T: Copy + Sync,
     U: Copy + Sync,
     V: Send,
     F: Fn(T, U) -> V + Sync + Send,
 {
-    if x.len() >= PAR_THRESHOLD {
-        crate::kernels::pool::install(|| {
-            collect_fresh(
-                x.len(),
-                x.par_iter()
-                    .zip(y.par_iter())
-                    .with_min_len(MIN_CHUNK)
-                    .map(|(&a, &b)| f(a, b)),
-            )
-        })
-    } else {
-        x.iter().zip(y.iter()).map(|(&a, &b)| f(a, b)).collect()
-    }
+    let n = x.len().min(y.len());
+    crate::kernels::pool::fill_fresh(n, chunk(n), &|start, dst| {
+        for ((d, &a), &b) in dst.iter_mut().zip(&x[start..]).zip(&y[start..]) {
+            d.write(f(a, b));
+        }
+    })
+    .into()
 }
 
 /// `f` on every triple; an operand of one element stands for a scalar broadcast to every position.
 #[inline]
-pub fn map3<A, B, C, V, F>(a: &[A], b: &[B], c: &[C], n: usize, f: F) -> Vec<V>
+pub fn map3<A, B, C, V, F>(a: &[A], b: &[B], c: &[C], n: usize, f: F) -> Buf<V>
 where
     A: Copy + Sync,
     B: Copy + Sync,
@@ -192,14 +188,13 @@ where
     let at = |v: &[A], i: usize| if v.len() == 1 { v[0] } else { v[i] };
     let bt = |v: &[B], i: usize| if v.len() == 1 { v[0] } else { v[i] };
     let ct = |v: &[C], i: usize| if v.len() == 1 { v[0] } else { v[i] };
-    let g = |i: usize| f(at(a, i), bt(b, i), ct(c, i));
-    if n >= PAR_THRESHOLD {
-        crate::kernels::pool::install(|| {
-            collect_fresh(n, (0..n).into_par_iter().with_min_len(MIN_CHUNK).map(g))
-        })
-    } else {
-        (0..n).map(g).collect()
-    }
+    crate::kernels::pool::fill_fresh(n, chunk(n), &|start, dst| {
+        for (k, d) in dst.iter_mut().enumerate() {
+            let i = start + k;
+            d.write(f(at(a, i), bt(b, i), ct(c, i)));
+        }
+    })
+    .into()
 }
 
 /// `select(pred, on_true, on_false)`: a scalar predicate picks a whole operand; an array

@@ -6,7 +6,6 @@ use crate::hlo::attrs::GatherAttrs;
 use crate::literal::{Array, ArrayData, NativeType};
 use crate::shape::{ArrayShape, row_major_strides};
 use crate::with_data;
-use rayon::prelude::*;
 
 /// Gather's dimension numbers, as the attributes spell them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -119,28 +118,27 @@ pub fn gather(operand: &Array, indices: &Array, d: &GatherDims) -> Result<Array>
         .zip(&d.start_indices_batching_dims)
         .filter_map(|(&o, &i)| Some((ostrides[o as usize], space.gpos.get(i as usize).copied()??)))
         .collect();
-    let starts: Vec<usize> = crate::kernels::pool::install(|| {
-        (0..space.count())
-            .into_par_iter()
-            .with_min_len(4096)
-            .map_init(
-                || vec![0i64; space.gdims.len()],
-                |multi, g| {
-                    let at = space.locate(g, multi);
-                    let mut off = 0usize;
-                    for k in 0..n_comp {
-                        let s = idx[at + k * space.component_stride];
-                        let m = d.start_index_map[k] as usize;
-                        off += s.clamp(0, clamp_hi[k].max(0)) as usize * ostrides[m];
-                    }
-                    for &(stride, gp) in &batch_pairs {
-                        off += multi[gp] as usize * stride;
-                    }
-                    off
-                },
-            )
-            .collect()
-    });
+    let count = space.count();
+    let starts: Vec<usize> = crate::kernels::pool::fill_fresh(
+        count,
+        crate::kernels::pool::chunk_for(count, 4096),
+        &|first, dst| {
+            let mut multi = vec![0i64; space.gdims.len()];
+            for (j, slot) in dst.iter_mut().enumerate() {
+                let at = space.locate(first + j, &mut multi);
+                let mut off = 0usize;
+                for k in 0..n_comp {
+                    let s = idx[at + k * space.component_stride];
+                    let m = d.start_index_map[k] as usize;
+                    off += s.clamp(0, clamp_hi[k].max(0)) as usize * ostrides[m];
+                }
+                for &(stride, gp) in &batch_pairs {
+                    off += multi[gp] as usize * stride;
+                }
+                slot.write(off);
+            }
+        },
+    );
 
     let data = with_data!(&operand.data, v => gather_typed(v, total, &out_dims, &g_step, &o_step, &starts));
     Array::from_data(shape, data)
@@ -179,45 +177,41 @@ fn gather_rows<T: Copy + Send + Sync>(
     };
     let outer = &dims[..rank.saturating_sub(1)];
     let rows_per_chunk = (PAR_MIN_ELEMENTS / run.max(1)).max(1);
-    crate::kernels::pool::install(|| {
-        out.par_chunks_mut(rows_per_chunk * run)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                let first_row = c * rows_per_chunk;
-                let mut multi = vec![0i64; outer.len()];
-                let mut r = first_row;
-                for dd in (0..outer.len()).rev() {
-                    multi[dd] = (r % outer[dd] as usize) as i64;
-                    r /= outer[dd] as usize;
+    crate::kernels::pool::for_each_chunk(out, rows_per_chunk * run, &|start, chunk| {
+        let first_row = start / run.max(1);
+        let mut multi = vec![0i64; outer.len()];
+        let mut r = first_row;
+        for dd in (0..outer.len()).rev() {
+            multi[dd] = (r % outer[dd] as usize) as i64;
+            r /= outer[dd] as usize;
+        }
+        for dst in chunk.chunks_exact_mut(run) {
+            let (mut g, mut o) = (0usize, 0usize);
+            for dd in 0..outer.len() {
+                g += multi[dd] as usize * g_step[dd];
+                o += multi[dd] as usize * o_step[dd];
+            }
+            if rg == 0 && ro == 1 {
+                let s = starts[g] + o;
+                dst.copy_from_slice(&src[s..s + run]);
+            } else if rg == 0 {
+                let s = starts[g] + o;
+                for (t, x) in dst.iter_mut().enumerate() {
+                    *x = src[s + t * ro];
                 }
-                for dst in chunk.chunks_exact_mut(run) {
-                    let (mut g, mut o) = (0usize, 0usize);
-                    for dd in 0..outer.len() {
-                        g += multi[dd] as usize * g_step[dd];
-                        o += multi[dd] as usize * o_step[dd];
-                    }
-                    if rg == 0 && ro == 1 {
-                        let s = starts[g] + o;
-                        dst.copy_from_slice(&src[s..s + run]);
-                    } else if rg == 0 {
-                        let s = starts[g] + o;
-                        for (t, x) in dst.iter_mut().enumerate() {
-                            *x = src[s + t * ro];
-                        }
-                    } else {
-                        for (t, x) in dst.iter_mut().enumerate() {
-                            *x = src[starts[g + t * rg] + o + t * ro];
-                        }
-                    }
-                    // Next row (wrapping past the last one is harmless).
-                    for dd in (0..outer.len()).rev() {
-                        multi[dd] += 1;
-                        if multi[dd] < outer[dd] {
-                            break;
-                        }
-                        multi[dd] = 0;
-                    }
+            } else {
+                for (t, x) in dst.iter_mut().enumerate() {
+                    *x = src[starts[g + t * rg] + o + t * ro];
                 }
-            })
+            }
+            // Next row (wrapping past the last one is harmless).
+            for dd in (0..outer.len()).rev() {
+                multi[dd] += 1;
+                if multi[dd] < outer[dd] {
+                    break;
+                }
+                multi[dd] = 0;
+            }
+        }
     });
 }

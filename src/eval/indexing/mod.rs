@@ -62,7 +62,7 @@ pub(super) fn index_values(a: &Array) -> Result<Vec<i64>> {
         ArrayData::S8(v) => v.iter().map(|&x| x as i64).collect(),
         ArrayData::S16(v) => v.iter().map(|&x| x as i64).collect(),
         ArrayData::S32(v) => v.iter().map(|&x| x as i64).collect(),
-        ArrayData::S64(v) => v.clone(),
+        ArrayData::S64(v) => v.to_vec(),
         ArrayData::U8(v) => v.iter().map(|&x| x as i64).collect(),
         ArrayData::U16(v) => v.iter().map(|&x| x as i64).collect(),
         ArrayData::U32(v) => v.iter().map(|&x| x as i64).collect(),

@@ -12,7 +12,6 @@ use crate::literal::{Array, ArrayData, Literal, NativeType};
 use crate::shape::{ArrayShape, Shape, row_major_strides};
 use crate::with_data;
 use half::{bf16, f16};
-use rayon::prelude::*;
 
 /// Scatter's dimension numbers, as the attributes spell them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -127,40 +126,41 @@ pub fn scatter_plan(
         .filter_map(|(&o, &i)| Some((o as usize, space.gpos.get(i as usize).copied()??)))
         .collect();
     let count = space.count();
+    let starts: Vec<(Option<usize>, usize)> = crate::kernels::pool::fill_fresh(
+        count,
+        crate::kernels::pool::chunk_for(count, 4096),
+        &|first, dst| {
+            let (mut multi, mut start) = (vec![0i64; space.gdims.len()], vec![0i64; rank]);
+            for (j, slot) in dst.iter_mut().enumerate() {
+                slot.write({
+                    let g = first + j;
+                    let at = space.locate(g, &mut multi);
+                    start.iter_mut().for_each(|s| *s = 0);
+                    for k in 0..n_comp {
+                        start[d.scatter_dims_to_operand_dims[k] as usize] =
+                            idx[at + k * space.component_stride];
+                    }
+                    for &(od, gp) in &batch_pairs {
+                        start[od] = multi[gp];
+                    }
+                    let fits = (0..rank).all(|i| start[i] >= 0 && start[i] <= odims[i] - wsize[i]);
+                    let ostart = fits.then(|| {
+                        (0..rank)
+                            .map(|i| start[i] as usize * ostrides[i])
+                            .sum::<usize>()
+                    });
+                    let ustart: usize = scatter_dims
+                        .iter()
+                        .zip(multi.iter())
+                        .map(|(&u, &m)| m as usize * ustrides[u])
+                        .sum();
+                    (ostart, ustart)
+                });
+            }
+        },
+    );
     let (operand_start, update_start): (Vec<Option<usize>>, Vec<usize>) =
-        crate::kernels::pool::install(|| {
-            (0..count)
-                .into_par_iter()
-                .with_min_len(4096)
-                .map_init(
-                    || (vec![0i64; space.gdims.len()], vec![0i64; rank]),
-                    |(multi, start), g| {
-                        let at = space.locate(g, multi);
-                        start.iter_mut().for_each(|s| *s = 0);
-                        for k in 0..n_comp {
-                            start[d.scatter_dims_to_operand_dims[k] as usize] =
-                                idx[at + k * space.component_stride];
-                        }
-                        for &(od, gp) in &batch_pairs {
-                            start[od] = multi[gp];
-                        }
-                        let fits =
-                            (0..rank).all(|i| start[i] >= 0 && start[i] <= odims[i] - wsize[i]);
-                        let ostart = fits.then(|| {
-                            (0..rank)
-                                .map(|i| start[i] as usize * ostrides[i])
-                                .sum::<usize>()
-                        });
-                        let ustart: usize = scatter_dims
-                            .iter()
-                            .zip(multi.iter())
-                            .map(|(&u, &m)| m as usize * ustrides[u])
-                            .sum();
-                        (ostart, ustart)
-                    },
-                )
-                .unzip()
-        });
+        starts.into_iter().unzip();
 
     // Window rows: every window position except along the run dimension.
     let last = udims.len().checked_sub(1);
@@ -253,42 +253,39 @@ pub fn scatter_typed<T: Copy + Send + Sync>(
     let threads = crate::kernels::pool::threads();
     let pieces = if work >= PAR_MIN_ELEMENTS { threads } else { 1 };
     let chunk = out.len().div_ceil(pieces).max(1);
-    crate::kernels::pool::install(|| {
-        out.par_chunks_mut(chunk).enumerate().for_each(|(c, dst)| {
-            let lo = c * chunk;
-            let hi = lo + dst.len();
-            let os = plan.run_operand_stride;
-            for (g, start) in plan.operand_start.iter().enumerate() {
-                let Some(start) = *start else { continue };
-                if start >= hi || start + plan.window_extent < lo {
-                    continue;
-                }
-                let ug = plan.update_start[g];
-                for &(uo, oo) in &plan.window_rows {
-                    let o0 = start + oo;
-                    let u0 = ug + uo;
-                    if os == 1 {
-                        // Clip the contiguous run to this thread's range.
-                        let a = lo.max(o0);
-                        let b = hi.min(o0 + plan.run);
-                        if a >= b {
-                            continue;
-                        }
-                        let src = &updates[u0 + (a - o0)..u0 + (b - o0)];
-                        for (x, &u) in dst[a - lo..b - lo].iter_mut().zip(src) {
-                            *x = f(*x, u);
-                        }
-                    } else {
-                        for t in 0..plan.run {
-                            let o = o0 + t * os;
-                            if (lo..hi).contains(&o) {
-                                dst[o - lo] = f(dst[o - lo], updates[u0 + t]);
-                            }
+    crate::kernels::pool::for_each_chunk(out, chunk, &|lo, dst| {
+        let hi = lo + dst.len();
+        let os = plan.run_operand_stride;
+        for (g, start) in plan.operand_start.iter().enumerate() {
+            let Some(start) = *start else { continue };
+            if start >= hi || start + plan.window_extent < lo {
+                continue;
+            }
+            let ug = plan.update_start[g];
+            for &(uo, oo) in &plan.window_rows {
+                let o0 = start + oo;
+                let u0 = ug + uo;
+                if os == 1 {
+                    // Clip the contiguous run to this thread's range.
+                    let a = lo.max(o0);
+                    let b = hi.min(o0 + plan.run);
+                    if a >= b {
+                        continue;
+                    }
+                    let src = &updates[u0 + (a - o0)..u0 + (b - o0)];
+                    for (x, &u) in dst[a - lo..b - lo].iter_mut().zip(src) {
+                        *x = f(*x, u);
+                    }
+                } else {
+                    for t in 0..plan.run {
+                        let o = o0 + t * os;
+                        if (lo..hi).contains(&o) {
+                            dst[o - lo] = f(dst[o - lo], updates[u0 + t]);
                         }
                     }
                 }
             }
-        })
+        }
     });
 }
 

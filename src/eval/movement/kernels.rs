@@ -20,8 +20,6 @@
 //! derive boxes from checked shapes); a violation is a bug and panics on a slice bound, which the
 //! evaluator reports as an internal error.
 
-use rayon::prelude::*;
-
 /// Outputs at least this large are split across threads.
 const PARALLEL_MIN: usize = 1 << 18;
 
@@ -240,15 +238,11 @@ pub fn gather<T: Copy + Send + Sync>(
     if total >= PARALLEL_MIN && dims.len() >= 2 && dims[0] >= 2 {
         // Split along dimension 0: each task copies a run of whole rows.
         let rows = dims[0].div_ceil(crate::kernels::pool::threads() * 4).max(1);
-        crate::kernels::pool::install(|| {
-            out.par_chunks_mut(rows * ds[0])
-                .enumerate()
-                .for_each(|(c, chunk)| {
-                    let first = c * rows;
-                    let mut sub = dims.to_vec();
-                    sub[0] = chunk.len() / ds[0];
-                    copy_box(src, off + first as isize * ss[0], ss, chunk, 0, &ds, &sub);
-                })
+        crate::kernels::pool::for_each_chunk(&mut out, rows * ds[0], &|start, chunk| {
+            let first = start / ds[0];
+            let mut sub = dims.to_vec();
+            sub[0] = chunk.len() / ds[0];
+            copy_box(src, off + first as isize * ss[0], ss, chunk, 0, &ds, &sub);
         });
     } else {
         copy_box(src, off, ss, &mut out, 0, &ds, dims);

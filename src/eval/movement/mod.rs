@@ -177,27 +177,27 @@ fn iota(inst: &Instruction, dim: usize) -> Result<Array> {
     }
     let (o, s, i) = (outer, size, inner);
     let data = match shape.ty {
-        crate::types::ElementType::S8 => ArrayData::S8(fill(o, s, i, |v| v as i8)),
-        crate::types::ElementType::S16 => ArrayData::S16(fill(o, s, i, |v| v as i16)),
-        crate::types::ElementType::S32 => ArrayData::S32(fill(o, s, i, |v| v as i32)),
-        crate::types::ElementType::S64 => ArrayData::S64(fill(o, s, i, |v| v)),
-        crate::types::ElementType::U8 => ArrayData::U8(fill(o, s, i, |v| v as u8)),
-        crate::types::ElementType::U16 => ArrayData::U16(fill(o, s, i, |v| v as u16)),
-        crate::types::ElementType::U32 => ArrayData::U32(fill(o, s, i, |v| v as u32)),
-        crate::types::ElementType::U64 => ArrayData::U64(fill(o, s, i, |v| v as u64)),
+        crate::types::ElementType::S8 => ArrayData::S8(fill(o, s, i, |v| v as i8).into()),
+        crate::types::ElementType::S16 => ArrayData::S16(fill(o, s, i, |v| v as i16).into()),
+        crate::types::ElementType::S32 => ArrayData::S32(fill(o, s, i, |v| v as i32).into()),
+        crate::types::ElementType::S64 => ArrayData::S64(fill(o, s, i, |v| v).into()),
+        crate::types::ElementType::U8 => ArrayData::U8(fill(o, s, i, |v| v as u8).into()),
+        crate::types::ElementType::U16 => ArrayData::U16(fill(o, s, i, |v| v as u16).into()),
+        crate::types::ElementType::U32 => ArrayData::U32(fill(o, s, i, |v| v as u32).into()),
+        crate::types::ElementType::U64 => ArrayData::U64(fill(o, s, i, |v| v as u64).into()),
         crate::types::ElementType::F16 => {
-            ArrayData::F16(fill(o, s, i, |v| f16::from_f32(v as f32)))
+            ArrayData::F16(fill(o, s, i, |v| f16::from_f32(v as f32)).into())
         }
         crate::types::ElementType::BF16 => {
-            ArrayData::BF16(fill(o, s, i, |v| bf16::from_f32(v as f32)))
+            ArrayData::BF16(fill(o, s, i, |v| bf16::from_f32(v as f32)).into())
         }
-        crate::types::ElementType::F32 => ArrayData::F32(fill(o, s, i, |v| v as f32)),
-        crate::types::ElementType::F64 => ArrayData::F64(fill(o, s, i, |v| v as f64)),
+        crate::types::ElementType::F32 => ArrayData::F32(fill(o, s, i, |v| v as f32).into()),
+        crate::types::ElementType::F64 => ArrayData::F64(fill(o, s, i, |v| v as f64).into()),
         crate::types::ElementType::C64 => {
-            ArrayData::C64(fill(o, s, i, |v| C64::new(v as f32, 0.0)))
+            ArrayData::C64(fill(o, s, i, |v| C64::new(v as f32, 0.0)).into())
         }
         crate::types::ElementType::C128 => {
-            ArrayData::C128(fill(o, s, i, |v| C128::new(v as f64, 0.0)))
+            ArrayData::C128(fill(o, s, i, |v| C128::new(v as f64, 0.0)).into())
         }
         t => return Err(Error::internal(format!("iota of {t} passed the verifier"))),
     };
@@ -446,13 +446,33 @@ fn dynamic_slice(inst: &Instruction, sizes: &[i64], ops: &[&Literal]) -> Result<
 }
 
 fn dynamic_update_slice(inst: &Instruction, ops: &[&Literal]) -> Result<Array> {
-    let a = array(ops, 0)?;
-    let u = array(ops, 1)?;
-    let starts = start_values(ops, 2, a.rank())?;
-    let out_st = strides(&udims(a.dims()));
+    let (a, rest) = ops
+        .split_first()
+        .ok_or_else(|| Error::internal("dynamic-update-slice without operands"))?;
+    dynamic_update_slice_into(inst, (*a).clone(), rest)
+}
+
+/// `dynamic-update-slice` writing into `target` (operand 0, owned; its elements are copied
+/// first only if another value shares them), with `rest` the update and the start indices.
+pub fn dynamic_update_slice_into(
+    inst: &Instruction,
+    target: Literal,
+    rest: &[&Literal],
+) -> Result<Array> {
+    let Literal::Array(Array {
+        mut data,
+        shape: a_shape,
+    }) = target
+    else {
+        return Err(Error::internal("dynamic-update-slice of a non-array"));
+    };
+    let u = array(rest, 0)?;
+    let starts = start_values(rest, 1, a_shape.dims.len())?;
+    let a_dims = &a_shape.dims;
+    let out_st = strides(&udims(a_dims));
     let mut off = 0usize;
     for (d, &st) in starts.iter().enumerate() {
-        let (n, size) = (a.dims()[d], u.dims()[d]);
+        let (n, size) = (a_dims[d], u.dims()[d]);
         if size > n {
             return Err(Error::runtime(format!(
                 "dimension {d}: the update's size {size} exceeds the operand's actual (dynamic) size {n}"
@@ -461,8 +481,7 @@ fn dynamic_update_slice(inst: &Instruction, ops: &[&Literal]) -> Result<Array> {
         }
         off += clamp_start(st, n, size) as usize * out_st[d];
     }
-    let shape = fit(inst, a.dims())?;
-    let mut data = a.data.clone();
+    let shape = fit(inst, a_dims)?;
     let u_st = istrides(u.dims());
     let box_dims = udims(u.dims());
     with_data!(&mut data, o => {
@@ -575,8 +594,17 @@ fn bitcast(ev: &Evaluator, inst: &Instruction, a: &Array) -> Result<Array> {
         .and_then(|s| s.as_array())
         .map(|s| s.layout_or_default())
         .ok_or_else(|| Error::internal("bitcast operand shape not found"))?;
-    let buf = a.to_buffer(Some(&layout))?;
     let decl = Evaluator::result_array_shape(inst)?;
+    // Both buffers in the default (row-major) order and one element type: the buffer is the
+    // logical order on both sides, so the elements stay as they are (a reshape in disguise,
+    // which optimised modules are full of).
+    if decl.ty == a.ty() && layout.is_default() && decl.layout_or_default().is_default() {
+        return Ok(Array {
+            shape: decl.clone(),
+            data: a.data.clone(),
+        });
+    }
+    let buf = a.to_buffer(Some(&layout))?;
     // Another element type of the same width (the verifier allows no other): each buffer slot's
     // bits are read as the new type, as XLA's optimised modules do in sort comparators.
     let buf = if decl.ty == a.ty() {

@@ -155,7 +155,7 @@ pub(crate) fn to_f64(a: &Array) -> Result<Vec<f64>> {
         ArrayData::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
         ArrayData::BF16(v) => v.iter().map(|x| x.to_f64()).collect(),
         ArrayData::F32(v) => v.iter().map(|&x| x as f64).collect(),
-        ArrayData::F64(v) => v.clone(),
+        ArrayData::F64(v) => v.to_vec(),
         other => {
             return Err(Error::internal(format!(
                 "expected a float array, got {}",
@@ -171,7 +171,7 @@ pub(crate) fn from_f64(ty: ElementType, v: Vec<f64>) -> Result<ArrayData> {
         ElementType::F16 => ArrayData::F16(v.into_iter().map(f16::from_f64).collect()),
         ElementType::BF16 => ArrayData::BF16(v.into_iter().map(bf16::from_f64).collect()),
         ElementType::F32 => ArrayData::F32(v.into_iter().map(|x| x as f32).collect()),
-        ElementType::F64 => ArrayData::F64(v),
+        ElementType::F64 => ArrayData::F64(v.into()),
         other => {
             return Err(Error::internal(format!(
                 "expected a float type, got {other}"
@@ -187,7 +187,7 @@ pub(crate) fn to_c128(a: &Array) -> Result<Vec<C128>> {
             .iter()
             .map(|c| C128::new(c.re as f64, c.im as f64))
             .collect(),
-        ArrayData::C128(v) => v.clone(),
+        ArrayData::C128(v) => v.to_vec(),
         _ => to_f64(a)?.into_iter().map(|x| C128::new(x, 0.0)).collect(),
     })
 }
@@ -200,7 +200,7 @@ pub(crate) fn from_c128(ty: ElementType, v: Vec<C128>) -> Result<ArrayData> {
                 .map(|c| C64::new(c.re as f32, c.im as f32))
                 .collect(),
         ),
-        ElementType::C128 => ArrayData::C128(v),
+        ElementType::C128 => ArrayData::C128(v.into()),
         _ => from_f64(ty, v.into_iter().map(|c| c.re).collect())?,
     })
 }

@@ -239,10 +239,10 @@ impl Bits {
                     .map(|x| half::bf16::from_bits(x as u16))
                     .collect(),
             ),
-            (Bits::U32(v), T::U32) => ArrayData::U32(v),
+            (Bits::U32(v), T::U32) => ArrayData::U32(v.into()),
             (Bits::U32(v), T::S32) => ArrayData::S32(v.into_iter().map(|x| x as i32).collect()),
             (Bits::U32(v), T::F32) => ArrayData::F32(v.into_iter().map(f32::from_bits).collect()),
-            (Bits::U64(v), T::U64) => ArrayData::U64(v),
+            (Bits::U64(v), T::U64) => ArrayData::U64(v.into()),
             (Bits::U64(v), T::S64) => ArrayData::S64(v.into_iter().map(|x| x as i64).collect()),
             (Bits::U64(v), T::F64) => ArrayData::F64(v.into_iter().map(f64::from_bits).collect()),
             (_, ty) => {
@@ -264,7 +264,7 @@ pub fn rng_bit_generator(
         .typed::<u64>()
         .ok_or_else(|| Error::internal("rng state must be u64"))?;
     let (new_state, data) = bit_generator(alg, st, result)?;
-    let state_lit = Array::from_data(state.shape.clone(), ArrayData::U64(new_state))?;
+    let state_lit = Array::from_data(state.shape.clone(), ArrayData::U64(new_state.into()))?;
     let bits = Array::from_data(result.clone(), data)?;
     Ok(Literal::Tuple(vec![
         Literal::Array(state_lit),
@@ -335,15 +335,21 @@ mod tests {
     #[test]
     fn threefry_matches_xla() {
         let (s, d) = generate(Algorithm::ThreeFry, &[42, 7], ElementType::U32, vec![]);
-        assert_eq!((s, d), (vec![42, 8], ArrayData::U32(vec![2642642533])));
+        assert_eq!(
+            (s, d),
+            (vec![42, 8], ArrayData::U32(vec![2642642533].into()))
+        );
         let (s, d) = generate(Algorithm::ThreeFry, &[42, 7], ElementType::U32, vec![3, 3]);
         assert_eq!(s, vec![42, 13]);
         assert_eq!(
             d,
-            ArrayData::U32(vec![
-                2642642533, 356970675, 4222757798, 3437982737, 1736384518, 1010817143, 563344011,
-                653491321, 2676170827
-            ])
+            ArrayData::U32(
+                vec![
+                    2642642533, 356970675, 4222757798, 3437982737, 1736384518, 1010817143,
+                    563344011, 653491321, 2676170827
+                ]
+                .into()
+            )
         );
         let (s, d) = generate(
             Algorithm::ThreeFry,
@@ -354,11 +360,14 @@ mod tests {
         assert_eq!(s, vec![42, 2]);
         assert_eq!(
             d,
-            ArrayData::U64(vec![
-                6536551687978447178,
-                5723167036595107001,
-                18313067817178486892
-            ])
+            ArrayData::U64(
+                vec![
+                    6536551687978447178,
+                    5723167036595107001,
+                    18313067817178486892
+                ]
+                .into()
+            )
         );
     }
 
@@ -368,9 +377,12 @@ mod tests {
         assert_eq!(s, vec![1, 4, 3]);
         assert_eq!(
             d,
-            ArrayData::U32(vec![
-                4031113034, 1366700262, 495645701, 3051723414, 89414891, 1917262711, 278163116
-            ])
+            ArrayData::U32(
+                vec![
+                    4031113034, 1366700262, 495645701, 3051723414, 89414891, 1917262711, 278163116
+                ]
+                .into()
+            )
         );
         let (s, d) = generate(
             Algorithm::Philox,
@@ -381,19 +393,13 @@ mod tests {
         assert_eq!(s, vec![3735928559, 1, 1]);
         assert_eq!(
             d,
-            ArrayData::U64(vec![
-                419871133882747434,
-                71870569379600080,
-                4434727441513844799
-            ])
+            ArrayData::U64(vec![419871133882747434, 71870569379600080, 4434727441513844799].into())
         );
         let (s, d) = generate(Algorithm::Philox, &[9, 8], ElementType::U32, vec![5]);
         assert_eq!(s, vec![9, 10]);
         assert_eq!(
             d,
-            ArrayData::U32(vec![
-                1549981861, 1986237760, 378486211, 289636242, 947864306
-            ])
+            ArrayData::U32(vec![1549981861, 1986237760, 378486211, 289636242, 947864306].into())
         );
     }
 
@@ -401,6 +407,9 @@ mod tests {
     fn narrow_and_signed_outputs_keep_low_bits() {
         // XLA:CPU gives s8 [101, 17, -77] for state [42, 7] (checked with the XLA adapter).
         let (s, d) = generate(Algorithm::ThreeFry, &[42, 7], ElementType::S8, vec![3]);
-        assert_eq!((s, d), (vec![42, 9], ArrayData::S8(vec![101, 17, -77])));
+        assert_eq!(
+            (s, d),
+            (vec![42, 9], ArrayData::S8(vec![101, 17, -77].into()))
+        );
     }
 }

@@ -15,7 +15,7 @@
 use crate::hlo::ast::{CompId, Module};
 use crate::hlo::attrs::ComparisonType;
 use crate::hlo::opcode::{BinaryOp, ElementwiseOp, Op};
-use crate::literal::{ArrayData, C64, C128, Scalar};
+use crate::literal::{ArrayData, Buf, C64, C128, Scalar};
 use half::{bf16, f16};
 use std::cmp::Ordering;
 
@@ -134,14 +134,14 @@ pub fn fold<P: FoldPlan>(plan: &P, data: &ArrayData, init: Scalar, op: BinOp) ->
     macro_rules! ints {
         ($($V:ident $t:ty),*) => {$(
             if let (ArrayData::$V(v), Scalar::$V(i)) = (data, init) {
-                return Some(ArrayData::$V(match op {
+                return Some(ArrayData::$V(Buf::from(match op {
                     Add => plan.fold(v, i, <$t>::wrapping_add, true),
                     Mul => plan.fold(v, i, <$t>::wrapping_mul, true),
                     Max | MaxRev => plan.fold(v, i, |a: $t, b: $t| a.max(b), true),
                     Min | MinRev => plan.fold(v, i, |a: $t, b: $t| a.min(b), true),
                     And => plan.fold(v, i, |a: $t, b: $t| a & b, true),
                     Or => plan.fold(v, i, |a: $t, b: $t| a | b, true),
-                }));
+                })));
             }
         )*};
     }
@@ -149,7 +149,7 @@ pub fn fold<P: FoldPlan>(plan: &P, data: &ArrayData, init: Scalar, op: BinOp) ->
     macro_rules! floats {
         ($($V:ident $t:ty, $add:expr, $mul:expr);*) => {$(
             if let (ArrayData::$V(v), Scalar::$V(i)) = (data, init) {
-                return Some(ArrayData::$V(match op {
+                return Some(ArrayData::$V(Buf::from(match op {
                     Add => plan.fold(v, i, $add, false),
                     Mul => plan.fold(v, i, $mul, false),
                     Max => plan.fold(v, i, fmax::<$t>, true),
@@ -157,7 +157,7 @@ pub fn fold<P: FoldPlan>(plan: &P, data: &ArrayData, init: Scalar, op: BinOp) ->
                     Min => plan.fold(v, i, fmin::<$t>, true),
                     MinRev => plan.fold(v, i, |a: $t, b: $t| fmin(b, a), true),
                     And | Or => return None,
-                }));
+                })));
             }
         )*};
     }
@@ -170,24 +170,24 @@ pub fn fold<P: FoldPlan>(plan: &P, data: &ArrayData, init: Scalar, op: BinOp) ->
             |a: bf16, b: bf16| bf16::from_f32(a.to_f32() * b.to_f32())
     );
     match (data, init, op) {
-        (ArrayData::C64(v), Scalar::C64(i), Add) => {
-            Some(ArrayData::C64(plan.fold(v, i, |a: C64, b| a + b, false)))
-        }
-        (ArrayData::C64(v), Scalar::C64(i), Mul) => {
-            Some(ArrayData::C64(plan.fold(v, i, |a: C64, b| a * b, false)))
-        }
-        (ArrayData::C128(v), Scalar::C128(i), Add) => {
-            Some(ArrayData::C128(plan.fold(v, i, |a: C128, b| a + b, false)))
-        }
-        (ArrayData::C128(v), Scalar::C128(i), Mul) => {
-            Some(ArrayData::C128(plan.fold(v, i, |a: C128, b| a * b, false)))
-        }
-        (ArrayData::Pred(v), Scalar::Pred(i), And | Min | MinRev) => {
-            Some(ArrayData::Pred(plan.fold(v, i, |a: bool, b| a & b, true)))
-        }
-        (ArrayData::Pred(v), Scalar::Pred(i), Or | Max | MaxRev) => {
-            Some(ArrayData::Pred(plan.fold(v, i, |a: bool, b| a | b, true)))
-        }
+        (ArrayData::C64(v), Scalar::C64(i), Add) => Some(ArrayData::C64(
+            plan.fold(v, i, |a: C64, b| a + b, false).into(),
+        )),
+        (ArrayData::C64(v), Scalar::C64(i), Mul) => Some(ArrayData::C64(
+            plan.fold(v, i, |a: C64, b| a * b, false).into(),
+        )),
+        (ArrayData::C128(v), Scalar::C128(i), Add) => Some(ArrayData::C128(
+            plan.fold(v, i, |a: C128, b| a + b, false).into(),
+        )),
+        (ArrayData::C128(v), Scalar::C128(i), Mul) => Some(ArrayData::C128(
+            plan.fold(v, i, |a: C128, b| a * b, false).into(),
+        )),
+        (ArrayData::Pred(v), Scalar::Pred(i), And | Min | MinRev) => Some(ArrayData::Pred(
+            plan.fold(v, i, |a: bool, b| a & b, true).into(),
+        )),
+        (ArrayData::Pred(v), Scalar::Pred(i), Or | Max | MaxRev) => Some(ArrayData::Pred(
+            plan.fold(v, i, |a: bool, b| a | b, true).into(),
+        )),
         _ => None,
     }
 }

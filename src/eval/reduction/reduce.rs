@@ -14,7 +14,6 @@ use crate::error::Result;
 use crate::hlo::ast::Instruction;
 use crate::hlo::attrs::ReduceAttrs;
 use crate::literal::Literal;
-use rayon::prelude::*;
 
 /// Sizes and strides of a set of dimensions, adjacent mergeable dimensions merged, so that the
 /// innermost loop runs as long as possible.
@@ -156,33 +155,25 @@ impl FoldPlan for ReducePlan {
             // Few long folds: split each into chunks; chunk 0 starts from init, the others from
             // their own first element, and the partial results combine left to right.
             let chunk = red_n.div_ceil(threads * 4).max(4096);
-            return crate::kernels::pool::install(|| {
-                (0..out_n)
-                    .map(|o| {
-                        let base = self.kept.offset(o);
-                        let parts: Vec<T> = (0..red_n.div_ceil(chunk))
-                            .into_par_iter()
-                            .map(|c| {
-                                let (from, to) = (c * chunk, ((c + 1) * chunk).min(red_n));
-                                if c == 0 {
-                                    fold_range(base, from, to, init)
-                                } else {
-                                    let first = data[base + self.reduced.offset(from)];
-                                    fold_range(base, from + 1, to, first)
-                                }
-                            })
-                            .collect();
-                        parts.into_iter().reduce(&f).unwrap_or(init)
-                    })
-                    .collect()
-            });
+            return (0..out_n)
+                .map(|o| {
+                    let base = self.kept.offset(o);
+                    let parts: Vec<T> =
+                        crate::kernels::pool::collect_indexed(red_n.div_ceil(chunk), 1, &|c| {
+                            let (from, to) = (c * chunk, ((c + 1) * chunk).min(red_n));
+                            if c == 0 {
+                                fold_range(base, from, to, init)
+                            } else {
+                                let first = data[base + self.reduced.offset(from)];
+                                fold_range(base, from + 1, to, first)
+                            }
+                        });
+                    parts.into_iter().reduce(&f).unwrap_or(init)
+                })
+                .collect();
         }
-        crate::kernels::pool::install(|| {
-            (0..out_n)
-                .into_par_iter()
-                .with_min_len((PAR_MIN / red_n.max(1)).max(1))
-                .map(|o| fold_range(self.kept.offset(o), 0, red_n, init))
-                .collect()
+        crate::kernels::pool::collect_indexed(out_n, (PAR_MIN / red_n.max(1)).max(1), &|o| {
+            fold_range(self.kept.offset(o), 0, red_n, init)
         })
     }
 }

@@ -18,7 +18,6 @@ use crate::error::{Error, Result};
 use crate::hlo::ast::Instruction;
 use crate::hlo::attrs::{SortAttrs, TopKAttrs};
 use crate::literal::{Array, ArrayData, Literal, Scalar};
-use rayon::prelude::*;
 use std::cmp::Ordering;
 
 /// Stable merge sort of `v` with a fallible strict "goes before" predicate.
@@ -102,7 +101,7 @@ pub fn sort(
             if rows * m < 1 << 14 {
                 (0..rows).map(sort_row).collect()
             } else {
-                crate::kernels::pool::install(|| (0..rows).into_par_iter().map(sort_row).collect())
+                crate::kernels::pool::collect_indexed(rows, 1, &sort_row)
             }
         }
         None => (0..rows)
@@ -173,6 +172,6 @@ pub fn topk(inst: &Instruction, attrs: &TopKAttrs, ops: &[&Literal]) -> Result<L
     collate_result(
         inst,
         &dims,
-        vec![a.data.gather(src.into_iter()), ArrayData::S32(idx)],
+        vec![a.data.gather(src.into_iter()), ArrayData::S32(idx.into())],
     )
 }

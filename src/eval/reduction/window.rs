@@ -21,7 +21,6 @@ use crate::hlo::attrs::{ReduceWindowAttrs, SelectAndScatterAttrs};
 use crate::literal::{Array, ArrayData, Literal, Scalar};
 use crate::shape::row_major_strides;
 use crate::shape::window::{dilated_bound, window_output_size};
-use rayon::prelude::*;
 
 /// The geometry of one window dimension over an operand dimension of size `n`, on a verified
 /// module: the sizes come from `shape::window`'s formula, which the verifier already ran on the
@@ -268,11 +267,12 @@ impl FoldPlan for WindowPlan {
             if out.len() * taps < 1 << 15 {
                 out.chunks_mut(run).enumerate().for_each(one_run);
             } else {
-                crate::kernels::pool::install(|| {
-                    out.par_chunks_mut(run)
-                        .with_min_len((4096 / (taps * run)).max(1))
-                        .enumerate()
-                        .for_each(one_run)
+                let per = (4096 / (taps * run)).max(1);
+                let chunk = crate::kernels::pool::chunk_for(out.len() / run, per) * run;
+                crate::kernels::pool::for_each_chunk(&mut out, chunk, &|start, runs| {
+                    for (j, acc) in runs.chunks_mut(run).enumerate() {
+                        one_run((start / run + j, acc));
+                    }
                 });
             }
             return out;
@@ -287,13 +287,7 @@ impl FoldPlan for WindowPlan {
         if n * taps < 1 << 15 {
             (0..n).map(one).collect()
         } else {
-            crate::kernels::pool::install(|| {
-                (0..n)
-                    .into_par_iter()
-                    .with_min_len((4096 / taps).max(1))
-                    .map(one)
-                    .collect()
-            })
+            crate::kernels::pool::collect_indexed(n, (4096 / taps).max(1), &one)
         }
     }
 }

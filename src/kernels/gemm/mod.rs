@@ -38,7 +38,6 @@
 pub mod simd;
 
 use super::cache::{self, Caches};
-use rayon::prelude::*;
 use simd::{KernelFn, RowDotFn, ScalarOps, VecMatFn};
 
 /// Which micro-kernel ran: tests and benchmarks report it.
@@ -714,7 +713,9 @@ fn rowdot<SB, T, FB>(
     if threads == 1 {
         run((0, c));
     } else {
-        super::pool::install(|| c.par_chunks_mut(rows_per * n).enumerate().for_each(run));
+        super::pool::for_each_chunk(c, rows_per * n, &|off, out| {
+            run((off / (rows_per * n), out))
+        });
     }
 }
 
@@ -729,6 +730,14 @@ struct SharedC<T>(*mut T);
 unsafe impl<T: Send> Send for SharedC<T> {}
 // SAFETY: as above.
 unsafe impl<T: Send> Sync for SharedC<T> {}
+
+impl<T> SharedC<T> {
+    /// The element `off` places in. (A method, so that closures capture the whole `SharedC`,
+    /// which is `Sync`, and not its raw pointer field, which is not.)
+    fn at(&self, off: usize) -> *mut T {
+        self.0.wrapping_add(off)
+    }
+}
 
 /// Every tile of one A block (`mcb` rows, packed as MR-tall panels) times one B micro-panel
 /// (`w <= nr` columns, its `kcb` rows `ldb` apart): full tiles straight into C, edge tiles
@@ -909,22 +918,16 @@ fn by_rows<SB, T, PA, FB>(
             if threads == 1 {
                 pack_b((0, &mut bpack));
             } else {
-                super::pool::install(|| {
-                    bpack
-                        .par_chunks_mut(per * nr * kcb)
-                        .enumerate()
-                        .for_each(pack_b)
-                });
+                let len = per * nr * kcb;
+                super::pool::for_each_chunk(&mut bpack, len, &|off, out| pack_b((off / len, out)));
             }
             let bpack = &bpack;
-            let block = |bufs: &mut (Vec<T>, Vec<T>), (ib, cblock): (usize, &mut [T])| {
-                let (apack, tmp) = bufs;
+            let block = |(ib, cblock): (usize, &mut [T])| {
                 let i0 = ib * mc;
                 let mcb = cblock.len() / n;
                 let mpanels = mcb.div_ceil(mr);
-                apack.clear();
-                apack.resize(mpanels * mr * kcb, T::zero());
-                tmp.resize(mr * nr, T::zero());
+                let mut apack = vec![T::zero(); mpanels * mr * kcb];
+                let mut tmp = vec![T::zero(); mr * nr];
                 for (ip, panel) in apack.chunks_mut(mr * kcb).enumerate() {
                     let r0 = i0 + ip * mr;
                     let h = mr.min(i0 + mcb - r0);
@@ -940,27 +943,21 @@ fn by_rows<SB, T, PA, FB>(
                         panel_tiles(
                             kern,
                             kcb,
-                            apack,
+                            &apack,
                             mcb,
                             (bp.as_ptr(), nr),
                             (cblock.as_mut_ptr().add(j0), n, w),
                             pc > 0,
-                            tmp,
+                            &mut tmp,
                         )
                     };
                 }
             };
             if threads == 1 {
-                let mut bufs = (vec![], vec![]);
-                c.chunks_mut(mc * n)
-                    .enumerate()
-                    .for_each(|x| block(&mut bufs, x));
+                c.chunks_mut(mc * n).enumerate().for_each(block);
             } else {
-                super::pool::install(|| {
-                    c.par_chunks_mut(mc * n)
-                        .enumerate()
-                        .for_each_init(|| (vec![], vec![]), block)
-                });
+                let len = mc * n;
+                super::pool::for_each_chunk(c, len, &|off, cblock| block((off / len, cblock)));
             }
         }
     }
@@ -1004,7 +1001,6 @@ fn by_columns<SB, T, PA, FB>(
         a.pack(0, 1, 0, k, 1, &mut x);
         let x = &x;
         let task = |t: usize| {
-            let shared = shared;
             let (j0, j1) = (
                 t * panels / tasks * nr,
                 ((t + 1) * panels / tasks * nr).min(n),
@@ -1017,17 +1013,16 @@ fn by_columns<SB, T, PA, FB>(
                     x.as_ptr(),
                     data[s.origin + j0..].as_ptr(),
                     s.rs,
-                    shared.0.add(j0),
+                    shared.at(j0),
                     j1 - j0,
                     false,
                 )
             };
         };
-        run_tasks(tasks, task);
+        super::pool::run_tasks(tasks, &task);
         return;
     }
     let task = |t: usize| {
-        let shared = shared;
         let (p0, p1) = (t * panels / tasks, (t + 1) * panels / tasks);
         let mpanels = m.div_ceil(mr);
         let mut apack = vec![T::zero(); mpanels * mr * kc];
@@ -1069,7 +1064,7 @@ fn by_columns<SB, T, PA, FB>(
                         &apack,
                         m,
                         panel,
-                        (shared.0.add(j0), n, w),
+                        (shared.at(j0), n, w),
                         pc > 0,
                         &mut tmp,
                     )
@@ -1077,16 +1072,7 @@ fn by_columns<SB, T, PA, FB>(
             }
         }
     };
-    run_tasks(tasks, task);
-}
-
-/// Runs `task(0..tasks)`: on the kernel pool when there are several, here when there is one.
-fn run_tasks(tasks: usize, task: impl Fn(usize) + Sync + Send) {
-    if tasks <= 1 {
-        (0..tasks).for_each(task);
-    } else {
-        super::pool::install(|| (0..tasks).into_par_iter().for_each(task));
-    }
+    super::pool::run_tasks(tasks, &task);
 }
 
 #[cfg(test)]
@@ -1298,9 +1284,9 @@ mod tests {
         ] {
             for (mr, nr, elem) in [(12, 32, 4), (6, 16, 4), (12, 16, 8), (4, 4, 8)] {
                 let b = Blocks::for_caches(&c, mr, nr, elem);
-                assert!(b.kc >= 64 && b.kc % 8 == 0, "{c:?} {b:?}");
-                assert!(b.mc >= mr && b.mc % mr == 0, "{c:?} {b:?}");
-                assert!(b.nc >= nr && b.nc % nr == 0, "{c:?} {b:?}");
+                assert!(b.kc >= 64 && b.kc.is_multiple_of(8), "{c:?} {b:?}");
+                assert!(b.mc >= mr && b.mc.is_multiple_of(mr), "{c:?} {b:?}");
+                assert!(b.nc >= nr && b.nc.is_multiple_of(nr), "{c:?} {b:?}");
             }
         }
         // The B micro-panel fills L1 (up to the cap), the A block at most half of L2.
