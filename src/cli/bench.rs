@@ -259,6 +259,9 @@ fn best_time(reps: usize, mut f: impl FnMut()) -> f64 {
 
 /// Entry point of the `bench` subcommand; returns the process exit code.
 pub fn main(args: &[String]) -> i32 {
+    if args.iter().any(|a| a == "--programs") {
+        return super::bench_programs::main(args);
+    }
     let mut json = false;
     let mut filter = String::new();
     let mut reps = 3usize;
@@ -271,6 +274,7 @@ pub fn main(args: &[String]) -> i32 {
             "-h" | "--help" => {
                 println!(
                     "usage: xla-spec bench [--json] [--filter TEXT] [--reps N]\n\
+                     \x20      xla-spec bench --programs [--manifest FILE] [--args-dir DIR] [--filter TEXT] [--reps N] [--json]\n\
                      cases: {}",
                     table().iter().map(|c| c.0).collect::<Vec<_>>().join(", ")
                 );

@@ -3,6 +3,7 @@
 //! its arguments once, and every problem is a one-line message with exit status 2.
 
 pub mod bench;
+mod bench_programs;
 mod book;
 mod conform;
 mod fuzz;
