@@ -78,10 +78,12 @@ fn draw_values(init: &Value, n: usize, d: &mut Draw) -> Result<Vec<f64>, String>
             let (lo, hi) = (int("low").unwrap_or(0), int("high").unwrap_or(2));
             let nonzero = init["nonzero"].as_bool().unwrap_or(false);
             let mut v: Vec<f64> = (0..n)
-                .map(|_| loop {
-                    let x = d.int(lo, hi);
-                    if !(nonzero && x == 0) {
-                        break x as f64;
+                .map(|_| {
+                    loop {
+                        let x = d.int(lo, hi);
+                        if !(nonzero && x == 0) {
+                            break x as f64;
+                        }
                     }
                 })
                 .collect();
@@ -110,8 +112,12 @@ fn literal_of(shape: &ArrayShape, values: &[f64]) -> Result<Literal, String> {
     let data = match shape.ty {
         ElementType::F32 => ArrayData::F32(values.iter().map(|&x| x as f32).collect()),
         ElementType::F64 => ArrayData::F64(values.iter().copied().collect()),
-        ElementType::BF16 => ArrayData::BF16(values.iter().map(|&x| half::bf16::from_f64(x)).collect()),
-        ElementType::F16 => ArrayData::F16(values.iter().map(|&x| half::f16::from_f64(x)).collect()),
+        ElementType::BF16 => {
+            ArrayData::BF16(values.iter().map(|&x| half::bf16::from_f64(x)).collect())
+        }
+        ElementType::F16 => {
+            ArrayData::F16(values.iter().map(|&x| half::f16::from_f64(x)).collect())
+        }
         ElementType::S8 => ArrayData::S8(values.iter().map(|&x| x as i8).collect()),
         ElementType::S16 => ArrayData::S16(values.iter().map(|&x| x as i16).collect()),
         ElementType::S32 => ArrayData::S32(values.iter().map(|&x| x as i32).collect()),
@@ -142,7 +148,10 @@ fn literal_of(shape: &ArrayShape, values: &[f64]) -> Result<Literal, String> {
 
 /// Times one program of the manifest, best of `reps` evaluations.
 pub fn time_program(p: &Value, args_dir: &Path, reps: usize) -> Result<Timing, String> {
-    let name = p["name"].as_str().ok_or("a program without a name")?.to_string();
+    let name = p["name"]
+        .as_str()
+        .ok_or("a program without a name")?
+        .to_string();
     let file = p["file"].as_str().ok_or("a program without a file")?;
     let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
     let t = Instant::now();
@@ -238,7 +247,9 @@ pub fn main(args: &[String]) -> i32 {
     let text = match std::fs::read_to_string(&manifest) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("xla-spec bench --programs: {manifest}: {e} (run from the repository's root)");
+            eprintln!(
+                "xla-spec bench --programs: {manifest}: {e} (run from the repository's root)"
+            );
             return 2;
         }
     };

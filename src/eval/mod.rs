@@ -11,6 +11,7 @@ pub mod collective;
 pub mod control;
 pub mod elementwise;
 pub mod indexing;
+pub mod lanes;
 pub mod linalg;
 pub mod movement;
 pub mod numerics;
@@ -18,7 +19,7 @@ pub mod reduction;
 
 use crate::error::{Error, Result};
 use crate::hlo::ast::*;
-use crate::hlo::opcode::{MovementOp, Op};
+use crate::hlo::opcode::{ControlOp, MovementOp, Op};
 use crate::literal::Literal;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -327,6 +328,40 @@ impl<'a> Evaluator<'a> {
                         })
                         .collect::<Result<_>>()?;
                     movement::dynamic_update_slice_into(inst, target, &rest).map(Literal::Array)
+                }
+                // Ops that pass their operands on whole (into a tuple, or as the arguments of a
+                // computation) take the ones that die here, so that the callee holds the only
+                // reference and can update them in place (a loop body that calls a function
+                // doing a dynamic-update-slice on its argument).
+                Op::Movement(MovementOp::Tuple)
+                | Op::Control(
+                    ControlOp::Call(_)
+                    | ControlOp::Fusion(_)
+                    | ControlOp::While(_)
+                    | ControlOp::Conditional(_),
+                ) => {
+                    let args = inst
+                        .operands
+                        .iter()
+                        .map(|&o| {
+                            let once = inst.operands.iter().filter(|&&x| x == o).count() == 1;
+                            let v = if last_use[o] == i && once {
+                                values[o].take()
+                            } else {
+                                values[o].clone()
+                            };
+                            v.ok_or_else(|| {
+                                Error::internal(format!(
+                                    "operand {o} of `{}` was dropped",
+                                    inst.name
+                                ))
+                            })
+                        })
+                        .collect::<Result<Vec<Literal>>>()?;
+                    match &inst.op {
+                        Op::Control(op) => control::eval_owned(self, op, args),
+                        _ => Ok(Literal::Tuple(args)),
+                    }
                 }
                 _ => {
                     let ops: Vec<&Literal> = inst

@@ -57,49 +57,23 @@ pub(crate) fn element(t: &Literal, k: usize) -> Result<Literal> {
         .ok_or_else(|| Error::internal(format!("the start value has no element {k}")))
 }
 
-pub fn eval(
-    ev: &Evaluator,
-    inst: &Instruction,
-    op: &ControlOp,
-    ops: &[&Literal],
-) -> Result<Literal> {
-    let cloned = || ops.iter().map(|l| (*l).clone()).collect::<Vec<_>>();
+/// The control ops that pass their operands on to a computation, given the operands themselves
+/// (`args`, in operand order): an argument nothing else holds reaches the callee unshared.
+pub fn eval_owned(ev: &Evaluator, op: &ControlOp, mut args: Vec<Literal>) -> Result<Literal> {
     match op {
-        ControlOp::Call(c) => ev.call(c.to_apply.0, cloned()),
+        ControlOp::Call(c) => ev.call(c.to_apply.0, args),
         // A fusion computes exactly what its fused computation computes.
-        ControlOp::Fusion(f) => ev.call(f.calls.0, cloned()),
-        // An asynchronous pair computes what its wrapped work computes; the reference runs the
-        // work at the start and carries the value (and zero contexts) to the done.
-        ControlOp::AsyncStart(a) => {
-            let result = ev.call(a.calls.0, cloned())?;
-            let contexts = match &inst.shape {
-                Shape::Tuple(t) => t.iter().skip(2).map(Literal::zeros).collect(),
-                _ => vec![],
-            };
-            let mut parts = vec![Literal::Tuple(cloned()), result];
-            parts.extend(contexts);
-            Ok(Literal::Tuple(parts))
-        }
-        ControlOp::AsyncUpdate => Ok(first(ops)?.clone()),
-        ControlOp::AsyncDone => element(first(ops)?, 1),
-        ControlOp::CopyStart => {
-            let x = first(ops)?.clone();
-            let dest = match &inst.shape {
-                Shape::Tuple(t) if !t.is_empty() => relayout(x.clone(), &t[0]),
-                _ => x.clone(),
-            };
-            Ok(Literal::Tuple(vec![dest, x, Literal::scalar(0u32)]))
-        }
-        ControlOp::CopyDone => element(first(ops)?, 0),
+        ControlOp::Fusion(f) => ev.call(f.calls.0, args),
         ControlOp::While(w) => {
             let (cond, body) = (w.condition.0, w.body.0);
-            let mut state = ops
-                .first()
-                .map(|l| (*l).clone())
+            let mut state = args
+                .pop()
                 .ok_or_else(|| Error::internal("while without an operand"))?;
             let budget = ev.ctx.options.max_while_iterations;
             let mut n: u64 = 0;
             loop {
+                // The condition gets a shared view of the state (its copy dies with the call),
+                // so the body gets the state unshared again.
                 let go = ev.call(cond, vec![state.clone()])?;
                 if go.scalar_value() != Some(Scalar::Pred(true)) {
                     return Ok(state);
@@ -115,7 +89,7 @@ pub fn eval(
             }
         }
         ControlOp::Conditional(branches) => {
-            let sel = ops
+            let sel = args
                 .first()
                 .and_then(|l| l.scalar_value())
                 .ok_or_else(|| Error::internal("conditional without a scalar selector"))?;
@@ -139,12 +113,53 @@ pub fn eval(
                 }
                 _ => return Err(Error::internal("conditional selector type")),
             };
-            let a = ops
-                .get(arg)
-                .map(|l| (*l).clone())
-                .ok_or_else(|| Error::internal("conditional operand missing"))?;
+            if arg >= args.len() {
+                return Err(Error::internal("conditional operand missing"));
+            }
+            let a = args.swap_remove(arg);
             ev.call(branch, vec![a])
         }
+        _ => Err(Error::internal(format!(
+            "{op:?} does not take its operands whole"
+        ))),
+    }
+}
+
+pub fn eval(
+    ev: &Evaluator,
+    inst: &Instruction,
+    op: &ControlOp,
+    ops: &[&Literal],
+) -> Result<Literal> {
+    let cloned = || ops.iter().map(|l| (*l).clone()).collect::<Vec<_>>();
+    match op {
+        ControlOp::Call(_)
+        | ControlOp::Fusion(_)
+        | ControlOp::While(_)
+        | ControlOp::Conditional(_) => eval_owned(ev, op, cloned()),
+        // An asynchronous pair computes what its wrapped work computes; the reference runs the
+        // work at the start and carries the value (and zero contexts) to the done.
+        ControlOp::AsyncStart(a) => {
+            let result = ev.call(a.calls.0, cloned())?;
+            let contexts = match &inst.shape {
+                Shape::Tuple(t) => t.iter().skip(2).map(Literal::zeros).collect(),
+                _ => vec![],
+            };
+            let mut parts = vec![Literal::Tuple(cloned()), result];
+            parts.extend(contexts);
+            Ok(Literal::Tuple(parts))
+        }
+        ControlOp::AsyncUpdate => Ok(first(ops)?.clone()),
+        ControlOp::AsyncDone => element(first(ops)?, 1),
+        ControlOp::CopyStart => {
+            let x = first(ops)?.clone();
+            let dest = match &inst.shape {
+                Shape::Tuple(t) if !t.is_empty() => relayout(x.clone(), &t[0]),
+                _ => x.clone(),
+            };
+            Ok(Literal::Tuple(vec![dest, x, Literal::scalar(0u32)]))
+        }
+        ControlOp::CopyDone => element(first(ops)?, 0),
         ControlOp::AfterAll => Ok(Literal::Token),
         ControlOp::AddDependency | ControlOp::OptimizationBarrier => ops
             .first()

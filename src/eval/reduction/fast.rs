@@ -245,7 +245,22 @@ pub fn recognise_comparator(
         (a, b) if b % 2 == 0 && a == b + 1 => ((b / 2) as usize, true),
         _ => return None,
     };
-    let ty = *types.get(operand)?;
+    let (direction, total) = comparison_of(cmp, *types.get(operand)?)?;
+    Some(Comparator {
+        operand,
+        swapped,
+        direction,
+        total,
+    })
+}
+
+/// The direction of a comparison, and whether it orders floats totally, when it compares
+/// scalars of type `ty` by the order `order` implements (`None` for complex types and
+/// comparison types that do not fit `ty`).
+pub fn comparison_of(
+    cmp: &crate::hlo::attrs::CompareAttrs,
+    ty: crate::types::ElementType,
+) -> Option<(Direction, bool)> {
     let direction = cmp.direction;
     let total = match cmp.compare_type {
         None => false,
@@ -258,12 +273,7 @@ pub fn recognise_comparator(
     if ty.is_complex() {
         return None;
     }
-    Some(Comparator {
-        operand,
-        swapped,
-        direction,
-        total,
-    })
+    Some((direction, total))
 }
 
 /// Orders two scalars of one real type: integers and PRED by value, floats by the IEEE partial

@@ -85,6 +85,9 @@ fn fold_all<P: fast::FoldPlan>(
     {
         return Ok(vec![d]);
     }
+    if let Some(outs) = fold_lanes(ev, comp, inputs, inits, out_n, &sources)? {
+        return Ok(outs);
+    }
     let n = inputs.len();
     let mut outs: Vec<ArrayData> = inputs
         .iter()
@@ -108,6 +111,52 @@ fn fold_all<P: fast::FoldPlan>(
         store(&mut outs, o, &acc)?;
     }
     Ok(outs)
+}
+
+/// `fold_all` with every result element a lane (`eval::lanes`): step `t` applies the reducer to
+/// every element's accumulators and its `t`-th source at once. Each element still folds its
+/// sources one by one in its own order, so the results are those of the element-by-element
+/// fold. `None` when the reducer is not lane-ready, the elements fold different numbers of
+/// sources, or there are too few elements to gain anything.
+fn fold_lanes(
+    ev: &Evaluator,
+    comp: crate::hlo::ast::CompId,
+    inputs: &[&Array],
+    inits: &[Scalar],
+    out_n: usize,
+    sources: &impl Fn(usize, &mut dyn FnMut(usize)),
+) -> Result<Option<Vec<ArrayData>>> {
+    /// Below this many result elements a step costs more than the calls it saves.
+    const MIN_LANES: usize = 4;
+    if out_n < MIN_LANES {
+        return Ok(None);
+    }
+    let Some(prog) = crate::eval::lanes::LaneProgram::compile(ev, comp, out_n) else {
+        return Ok(None);
+    };
+    // Each element's sources, in fold order, as one table (element-major).
+    let mut table: Vec<usize> = Vec::new();
+    let mut taps = None;
+    for o in 0..out_n {
+        let before = table.len();
+        sources(o, &mut |k| table.push(k));
+        let count = table.len() - before;
+        if *taps.get_or_insert(count) != count {
+            return Ok(None);
+        }
+    }
+    let taps = taps.unwrap_or(0);
+    let mut accs: Vec<ArrayData> = inits.iter().map(|&s| ArrayData::splat(s, out_n)).collect();
+    for t in 0..taps {
+        let mut args = accs;
+        args.extend(
+            inputs
+                .iter()
+                .map(|a| a.data.gather((0..out_n).map(|o| table[o * taps + t]))),
+        );
+        accs = prog.run(ev, &args)?;
+    }
+    Ok(Some(accs))
 }
 
 /// Stores accumulator `i` as element `o` of output `i`.
@@ -161,6 +210,15 @@ fn map(ev: &Evaluator, inst: &Instruction, comp: CompId, ops: &[&Literal]) -> Re
     let dims = inputs[0].shape.dims.clone();
     let ty = Evaluator::result_array_shape(inst)?.ty;
     let n = inputs[0].len();
+    // Every element at once when the computation is scalar element-wise work (`eval::lanes`).
+    if n > 0
+        && let Some(prog) = crate::eval::lanes::LaneProgram::compile(ev, comp, n)
+    {
+        let args: Vec<ArrayData> = inputs.iter().map(|a| a.data.clone()).collect();
+        if let Some(out) = prog.run(ev, &args)?.pop() {
+            return collate_result(inst, &dims, vec![out]);
+        }
+    }
     let mut out = ArrayData::zeros(ty, n);
     for k in 0..n {
         let args = inputs

@@ -80,9 +80,12 @@ pub fn sort(
     };
     let comp = attrs.to_apply.0;
     let types: Vec<_> = inputs.iter().map(|a| a.ty()).collect();
-    let perms: Vec<Vec<usize>> = match fast::recognise_comparator(ev.module, comp, &types) {
-        Some(c) => {
-            let keys = &inputs[c.operand].data;
+    let recognised = fast::recognise_comparator(ev.module, comp, &types)
+        .map(|c| (c, inputs[c.operand].data.clone()))
+        .or_else(|| key_comparator(ev, comp, &inputs));
+    let perms: Vec<Vec<usize>> = match recognised {
+        Some((c, keys)) => {
+            let keys = &keys;
             let sort_row = |r: usize| {
                 let offs = row_offsets(r);
                 let k: Vec<Scalar> = offs.iter().map(|&o| keys.get(o)).collect();
@@ -142,6 +145,60 @@ pub fn sort(
         .map(|a| a.data.gather(src.iter().copied()))
         .collect();
     collate_result(inst, &dims, datas)
+}
+
+/// A comparator `compare(f(p_2k), f(p_2k+1))` that compares one function `f` of an operand's
+/// two elements (JAX's comparators map -0 to +0 and every NaN to one NaN before a total-order
+/// comparison): the keys `f(x)` of every element of that operand, computed once on all elements
+/// together (`lanes`), with the comparison on them. `f` is found as the two sides of the root,
+/// each reading one parameter of the pair; it is the same function on this data when both sides
+/// give the same bits on every element, which is checked, so the keys decide exactly as the
+/// comparator would.
+fn key_comparator(
+    ev: &Evaluator,
+    comp: crate::hlo::ast::CompId,
+    inputs: &[&Array],
+) -> Option<(fast::Comparator, ArrayData)> {
+    use crate::eval::lanes::{compile_value, param_deps};
+    use crate::hlo::opcode::{ElementwiseOp, Op};
+    let c = ev.module.computations.get(comp)?;
+    let root = c.root();
+    let Op::Elementwise(ElementwiseOp::Compare(cmp)) = &root.op else {
+        return None;
+    };
+    let (a, b) = (*root.operands.first()?, *root.operands.get(1)?);
+    let (da, db) = (param_deps(ev, comp, a)?, param_deps(ev, comp, b)?);
+    if da.count_ones() != 1 || db.count_ones() != 1 {
+        return None;
+    }
+    let (pa, pb) = (da.trailing_zeros() as usize, db.trailing_zeros() as usize);
+    let (operand, swapped) = match (pa, pb) {
+        (pa, pb) if pa % 2 == 0 && pb == pa + 1 => (pa / 2, false),
+        (pa, pb) if pb % 2 == 0 && pa == pb + 1 => (pb / 2, true),
+        _ => return None,
+    };
+    let n = inputs.first()?.len();
+    // Every parameter takes its operand's elements; only the pair's operand matters to f.
+    let args: Vec<ArrayData> = (0..2 * inputs.len())
+        .map(|p| inputs[p / 2].data.clone())
+        .collect();
+    let run = |v: usize| -> Option<ArrayData> {
+        compile_value(ev, comp, v, n)?.run(ev, &args).ok()?.pop()
+    };
+    let (ka, kb) = (run(a)?, run(b)?);
+    if ka.len() != n || kb.len() != n || (0..n).any(|i| !ka.get(i).bits_eq(&kb.get(i))) {
+        return None;
+    }
+    let (direction, total) = fast::comparison_of(cmp, ka.ty())?;
+    Some((
+        fast::Comparator {
+            operand,
+            swapped,
+            direction,
+            total,
+        },
+        ka,
+    ))
 }
 
 pub fn topk(inst: &Instruction, attrs: &TopKAttrs, ops: &[&Literal]) -> Result<Literal> {
