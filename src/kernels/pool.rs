@@ -111,6 +111,16 @@ pub fn collect_indexed<U: Send>(
     })
 }
 
+/// Sorts `v`, on the kernel pool when it is long (rayon's parallel quicksort, compiled once here
+/// for the one element type that needs it).
+pub fn sort_u128(v: &mut [u128]) {
+    if v.len() < 1 << 16 {
+        v.sort_unstable();
+    } else {
+        install(|| v.par_sort_unstable());
+    }
+}
+
 /// A chunk length for `n` elements of cheap work: a few chunks per thread, none shorter than
 /// `min` (below which splitting costs more than it gains); `n` itself when `n < 2 * min`.
 pub fn chunk_for(n: usize, min: usize) -> usize {
