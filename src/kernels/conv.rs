@@ -201,13 +201,16 @@ where
         self.kpos_count * self.k_in
     }
     fn pack(&self, r0: usize, h: usize, pc: usize, kcb: usize, mr: usize, panel: &mut [T]) {
-        for ii in 0..h {
+        // Each row of the patch block is built contiguously first (runs of input features,
+        // copied as runs; zeros over padding), then the block is laid into the panel's
+        // column-major order a cache line at a time (`gemm::gather`): written straight into the
+        // panel, every element would land `mr` apart.
+        let mut block = vec![T::zero(); h * kcb];
+        for (ii, row) in block.chunks_exact_mut(kcb).enumerate() {
             let r = r0 + ii;
             let (b, p) = (r / self.p_count, r % self.p_count);
             let row_base = self.base + b * self.batch_stride;
             let sp = &self.spatial[p * self.kpos_count..(p + 1) * self.kpos_count];
-            // Walk the columns pc..pc+kcb one window position (a run of input features) at a
-            // time; the panel stays zero where the window covers padding.
             let mut q = pc;
             while q < pc + kcb {
                 let (kp, c0) = (q / self.k_in, q % self.k_in);
@@ -215,15 +218,48 @@ where
                 let off = sp[kp];
                 if off != NONE {
                     let src = row_base + off + c0 * self.feature_stride;
-                    for j in 0..len {
-                        panel[(q - pc + j) * mr + ii] =
-                            (self.conv)(self.lhs[src + j * self.feature_stride]);
+                    let dst = &mut row[q - pc..q - pc + len];
+                    if self.feature_stride == 1 {
+                        for (d, &x) in dst.iter_mut().zip(&self.lhs[src..src + len]) {
+                            *d = (self.conv)(x);
+                        }
+                    } else {
+                        for (j, d) in dst.iter_mut().enumerate() {
+                            *d = (self.conv)(self.lhs[src + j * self.feature_stride]);
+                        }
                     }
                 }
                 q += len;
             }
         }
+        let rows: Vec<&[T]> = block.chunks_exact(kcb).collect();
+        super::gemm::gather(&rows, kcb, panel, mr, &|x| x);
     }
+}
+
+/// The input in batch, spatial..., feature order (row-major), and the geometry of that copy.
+fn feature_minor<S: Copy>(g: &ConvGeom, lhs: &[S]) -> (Vec<S>, ConvGeom) {
+    let spatial: usize = g.in_spatial.iter().product();
+    let mut copy = Vec::with_capacity(g.batch * spatial * g.in_features);
+    for b in 0..g.batch {
+        for_each_index(&g.in_spatial, |ix| {
+            let base = b * g.lhs_batch_stride
+                + ix.iter()
+                    .zip(&g.lhs_spatial_strides)
+                    .map(|(&i, &s)| i * s)
+                    .sum::<usize>();
+            copy.extend((0..g.in_features).map(|f| lhs[base + f * g.lhs_feature_stride]));
+        });
+    }
+    let mut h = g.clone();
+    h.lhs_feature_stride = 1;
+    let mut s = g.in_features;
+    for i in (0..g.in_spatial.len()).rev() {
+        h.lhs_spatial_strides[i] = s;
+        s *= g.in_spatial[i];
+    }
+    h.lhs_batch_stride = s;
+    (copy, h)
 }
 
 /// The fast convolution: `out` (row-major, `geom.out_dims`) receives the result in the
@@ -241,6 +277,18 @@ where
     T: GemmElem,
     F: Fn(S) -> T + Sync,
 {
+    // Input features far apart in memory (a kernel gradient's convolution reads the batch as
+    // its features) would make every element of the patch gather a cache miss: copy the input
+    // once into batch, spatial..., feature order first, where each window position's features
+    // are one contiguous run.
+    let relaid;
+    let (lhs, geom) = if geom.lhs_feature_stride != 1 && geom.in_features > 1 {
+        let (copy, g) = feature_minor(geom, lhs);
+        relaid = (copy, g);
+        (&relaid.0[..], &relaid.1)
+    } else {
+        (lhs, geom)
+    };
     let g = geom;
     let groups = g.groups();
     let og = g.group_out();

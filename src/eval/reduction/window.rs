@@ -433,6 +433,125 @@ impl FoldPlan for Single {
     }
 }
 
+/// Keys that order the elements of one array as `fast::order` orders them: ranks in the total
+/// order, or for the partial order the ranks of the values with -0 taken as +0, and which
+/// elements are NaN (unordered).
+struct OrderKeys {
+    rank: Vec<u64>,
+    nan: Option<Vec<bool>>,
+}
+
+impl OrderKeys {
+    fn of(data: &ArrayData, total: bool) -> Option<OrderKeys> {
+        let n = data.len();
+        let flip = |r: i64| (r as u64) ^ (1 << 63);
+        // The common types as typed loops (the same ranks as the general path below).
+        macro_rules! typed {
+            ($v:expr, $bits:ty, $signed:ty) => {{
+                let rank = |x: $bits| -> u64 {
+                    let neg = (x as $signed) < 0;
+                    let m = (x & (<$bits>::MAX >> 1)) as i64;
+                    flip(if neg { -m - 1 } else { m })
+                };
+                let rank: Vec<u64> = $v
+                    .iter()
+                    .map(|x| rank(if !total && *x == 0.0 { 0.0 } else { *x }.to_bits()))
+                    .collect();
+                let nan = (!total).then(|| $v.iter().map(|x| x.is_nan()).collect());
+                return Some(OrderKeys { rank, nan });
+            }};
+        }
+        match data {
+            ArrayData::F32(v) => typed!(v, u32, i32),
+            ArrayData::F64(v) => typed!(v, u64, i64),
+            _ => {}
+        }
+        if data.ty().is_complex() {
+            return None;
+        }
+        if !data.ty().is_float() {
+            let unsigned64 = data.ty() == crate::types::ElementType::U64;
+            let rank = (0..n)
+                .map(|i| {
+                    let v = data.get(i).as_i128()?;
+                    if unsigned64 {
+                        u64::try_from(v).ok()
+                    } else {
+                        i64::try_from(v).ok().map(flip)
+                    }
+                })
+                .collect::<Option<Vec<_>>>()?;
+            return Some(OrderKeys { rank, nan: None });
+        }
+        let rank_of = |s: Scalar| -> Option<u64> {
+            let bits = |b: u64, width: u32| {
+                let sign = 1u64 << (width - 1);
+                let m = (b & (sign - 1)) as i64;
+                flip(if b & sign != 0 { -m - 1 } else { m })
+            };
+            Some(match s {
+                Scalar::F16(x) => bits(x.to_bits() as u64, 16),
+                Scalar::BF16(x) => bits(x.to_bits() as u64, 16),
+                Scalar::F32(x) => bits(x.to_bits() as u64, 32),
+                Scalar::F64(x) => bits(x.to_bits(), 64),
+                _ => return None,
+            })
+        };
+        if total {
+            let rank = (0..n)
+                .map(|i| rank_of(data.get(i)))
+                .collect::<Option<Vec<_>>>()?;
+            return Some(OrderKeys { rank, nan: None });
+        }
+        // The partial order: -0 equals +0, so both take the rank of +0.
+        let mut rank = Vec::with_capacity(n);
+        let mut nan = Vec::with_capacity(n);
+        for i in 0..n {
+            let s = data.get(i);
+            let zero = s.as_f64() == 0.0;
+            nan.push(s.is_nan());
+            rank.push(rank_of(if zero { Scalar::zero(s.ty()) } else { s })?);
+        }
+        Some(OrderKeys {
+            rank,
+            nan: Some(nan),
+        })
+    }
+
+    /// `fast::order` of elements `i` and `j`.
+    fn order(&self, i: usize, j: usize) -> Option<std::cmp::Ordering> {
+        if let Some(nan) = &self.nan
+            && (nan[i] || nan[j])
+        {
+            return None;
+        }
+        Some(self.rank[i].cmp(&self.rank[j]))
+    }
+}
+
+/// The scatter half of `select-and-scatter` as a fold: `fold(source, init, f)` starts every
+/// element at `init` and folds source `s` into the element window `s` picked, in window order.
+struct ScatterPicks<'a> {
+    picked: &'a [usize],
+    len: usize,
+}
+
+impl FoldPlan for ScatterPicks<'_> {
+    fn fold<T, F>(&self, data: &[T], init: T, f: F, _assoc: bool) -> Vec<T>
+    where
+        T: Copy + Send + Sync,
+        F: Fn(T, T) -> T + Sync + Send,
+    {
+        let mut out = vec![init; self.len];
+        for (&k, &x) in self.picked.iter().zip(data) {
+            if let Some(o) = out.get_mut(k) {
+                *o = f(*o, x);
+            }
+        }
+        out
+    }
+}
+
 /// `select-and-scatter`: for every source position (row-major), pick one element of its window
 /// (the first tap, replaced by each later tap `e` for which `select(picked, e)` is false), then
 /// set `out[picked] = scatter(out[picked], source)`. The output starts as the init value
@@ -484,6 +603,41 @@ pub fn select_and_scatter(
         .scalar_value()
         .ok_or_else(|| Error::internal("scatter did not return a scalar"))
     };
+    if let (Some(c), Some(op)) = (fast_select, fast_scatter)
+        && let Some(keys) = OrderKeys::of(&a.data, c.total)
+        && source.data.ty() == a.ty()
+    {
+        // Every window's pick first (in parallel: windows are independent), then the scatter
+        // in window order, as a typed fold.
+        let n = plan.out_count();
+        let picked: Vec<usize> = crate::kernels::pool::collect_indexed(n, 256, &|s| {
+            let mut best: Option<usize> = None;
+            plan.for_each_source(s, |k| {
+                best = Some(match best {
+                    None => k,
+                    Some(cur) => {
+                        let o = if c.swapped {
+                            keys.order(k, cur)
+                        } else {
+                            keys.order(cur, k)
+                        };
+                        if c.direction.holds(o) { cur } else { k }
+                    }
+                })
+            });
+            best.unwrap_or(usize::MAX)
+        });
+        let scatter_plan = ScatterPicks {
+            picked: &picked,
+            len: a.len(),
+        };
+        if let Some(out) = fast::fold(&scatter_plan, &source.data, init, op) {
+            return Ok(Literal::Array(Array {
+                shape: Evaluator::result_shape_with_dims(inst, &a.shape.dims)?,
+                data: out,
+            }));
+        }
+    }
     let mut out = ArrayData::splat(init, a.len());
     for s in 0..plan.out_count() {
         let mut picked: Option<(usize, Scalar)> = None;

@@ -435,9 +435,11 @@ fn gather_rows<S: Copy, T, const H: usize>(
     }
 }
 
-/// `dst[j * stride + i] = conv(runs[i][j])` for every run `i` and `j < len`.
+/// `dst[j * stride + i] = conv(runs[i][j])` for every run `i` and `j < len`: rows laid side by
+/// side as the columns of a panel (how a panel source that builds its rows contiguously, like
+/// the convolution's, packs them).
 #[inline]
-fn gather<S: Copy, T>(
+pub(crate) fn gather<S: Copy, T>(
     runs: &[&[S]],
     len: usize,
     dst: &mut [T],
