@@ -15,6 +15,7 @@
 mod binary;
 pub mod compare;
 pub(crate) mod convert;
+pub mod fastexp;
 pub mod math;
 mod unary;
 

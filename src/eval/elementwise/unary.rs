@@ -7,6 +7,7 @@
 // `count-leading-zeros`/`popcnt` cast a u32 count to each integer type, u32 included.
 #![allow(clippy::unnecessary_cast)]
 
+use super::fastexp;
 use super::math::{self, c_narrow, c_widen};
 use super::{map1, type_error};
 use crate::error::Result;
@@ -141,8 +142,20 @@ pub fn eval(op: UnaryOp, d: &D) -> Result<D> {
             math::c_div(C128::new(1.0, 0.0), z.sqrt())
         }),
         Cbrt => floats!(op, d, via64!(f64::cbrt), f64::cbrt),
-        Exp => floats_complex!(op, d, via64!(f64::exp), f64::exp, |z: C128| z.exp()),
-        Expm1 => floats_complex!(op, d, via64!(f64::exp_m1), f64::exp_m1, math::c_expm1),
+        Exp => floats_complex!(
+            op,
+            d,
+            via64!(fastexp::exp_f64_for_f32),
+            f64::exp,
+            |z: C128| z.exp()
+        ),
+        Expm1 => floats_complex!(
+            op,
+            d,
+            via64!(fastexp::expm1_f64_for_f32),
+            f64::exp_m1,
+            math::c_expm1
+        ),
         Log => floats_complex!(op, d, via64!(f64::ln), f64::ln, |z: C128| z.ln()),
         Log1p => floats_complex!(op, d, via64!(f64::ln_1p), f64::ln_1p, math::c_log1p),
         Logistic => floats_complex!(
@@ -155,7 +168,13 @@ pub fn eval(op: UnaryOp, d: &D) -> Result<D> {
         Sin => floats_complex!(op, d, via64!(f64::sin), f64::sin, |z: C128| z.sin()),
         Cos => floats_complex!(op, d, via64!(f64::cos), f64::cos, |z: C128| z.cos()),
         Tan => floats_complex!(op, d, via64!(f64::tan), f64::tan, |z: C128| z.tan()),
-        Tanh => floats_complex!(op, d, via64!(f64::tanh), f64::tanh, |z: C128| z.tanh()),
+        Tanh => floats_complex!(
+            op,
+            d,
+            via64!(fastexp::tanh_f64_for_f32),
+            f64::tanh,
+            |z: C128| z.tanh()
+        ),
         Erf => floats!(op, d, via64!(math::erf), math::erf),
     })
 }

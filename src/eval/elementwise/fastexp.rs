@@ -1,0 +1,185 @@
+//! F32 exponentials (`exponential`, `exponential-minus-one`, `tanh`) evaluated in F64 without
+//! calling libm, so that the element-wise loops run them without a call per element.
+//!
+//! Algorithm (Tang, "Table-driven implementation of the exponential function in IEEE
+//! floating-point arithmetic", ACM TOMS 1989, without the table): `e^x = 2^k e^r` with
+//! `k = round(x / ln 2)` and `r = x - k ln 2` in `[-ln2/2, ln2/2]`, the product `k ln 2` taken in
+//! two parts (`LN2_HI` has trailing zero bits, so `k * LN2_HI` is exact); `e^r` is its Taylor
+//! polynomial to degree 13 (the remainder is below 2^-58 relative), `2^k` is built from the
+//! exponent bits. `e^x - 1` is its own Taylor polynomial near 0 (degree 14, for |x| < 0.3, where
+//! subtracting 1 would cancel) and `e^x - 1` elsewhere; `tanh x = s / (s + 2)` with
+//! `s = e^(2|x|) - 1`, and the sign of `x`.
+//!
+//! Why this keeps the book's accuracy: the reference's F32 transcendentals are "evaluated in F64
+//! and rounded once", within 1 ULP (`book/src/ops/elementwise/unary.md`). These F64 values are
+//! within a few F64 ULPs of the exact ones, as libm's are, so rounding them to F32 gives the
+//! correctly rounded result except within about 2^-26 ULP of a halfway point: the same claim.
+//! The tests hold every result to libm's own F64 value, rounded, over millions of arguments.
+//! F64 arguments keep using libm.
+
+/// `ln 2` in two parts: the high part's last 11 bits are zero.
+/// (fdlibm's `ln2_hi` and `ln2_lo`, given by their bits.)
+const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
+const LOG2_E: f64 = std::f64::consts::LOG2_E;
+
+/// Rounds to the nearest integer (ties to even) by the 1.5 * 2^52 trick, valid for |x| < 2^51:
+/// the addition rounds away the fraction. No libm call, no SSE4.1 needed.
+#[inline(always)]
+fn round_even(x: f64) -> f64 {
+    const SHIFT: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
+    (x + SHIFT) - SHIFT
+}
+
+/// `e^r` for |r| <= ln2/2 + a little: the Taylor polynomial of degree 13.
+#[inline(always)]
+fn exp_poly(r: f64) -> f64 {
+    const C: [f64; 14] = [
+        1.0,
+        1.0,
+        1.0 / 2.0,
+        1.0 / 6.0,
+        1.0 / 24.0,
+        1.0 / 120.0,
+        1.0 / 720.0,
+        1.0 / 5040.0,
+        1.0 / 40320.0,
+        1.0 / 362880.0,
+        1.0 / 3628800.0,
+        1.0 / 39916800.0,
+        1.0 / 479001600.0,
+        1.0 / 6227020800.0,
+    ];
+    let mut p = C[13];
+    for &c in C[..13].iter().rev() {
+        p = p * r + c;
+    }
+    p
+}
+
+/// `e^x` in F64 for an argument from F32's range, clamped to [-150, 150] (beyond which every F32
+/// result is 0 or infinity either way, and `2^k` stays a normal F64). NaN passes through.
+#[inline(always)]
+pub fn exp_f64_for_f32(x: f64) -> f64 {
+    let c = x.clamp(-150.0, 150.0);
+    let k = round_even(c * LOG2_E);
+    let r = (c - k * LN2_HI) - k * LN2_LO;
+    let scale = f64::from_bits(((k as i64 + 1023) as u64) << 52);
+    let y = exp_poly(r) * scale;
+    if x.is_nan() { x } else { y }
+}
+
+/// `e^x - 1` in F64 for an argument from F32's range (doubled, for `tanh`), NaN passing through.
+#[inline(always)]
+pub fn expm1_f64_for_f32(x: f64) -> f64 {
+    // Near 0: the Taylor polynomial x + x^2/2! + ... + x^14/14!, with no cancellation.
+    const C: [f64; 14] = [
+        1.0,
+        1.0 / 2.0,
+        1.0 / 6.0,
+        1.0 / 24.0,
+        1.0 / 120.0,
+        1.0 / 720.0,
+        1.0 / 5040.0,
+        1.0 / 40320.0,
+        1.0 / 362880.0,
+        1.0 / 3628800.0,
+        1.0 / 39916800.0,
+        1.0 / 479001600.0,
+        1.0 / 6227020800.0,
+        1.0 / 87178291200.0,
+    ];
+    let mut p = C[13];
+    for &c in C[..13].iter().rev() {
+        p = p * x + c;
+    }
+    let near = p * x;
+    let far = exp_f64_for_f32(x) - 1.0;
+    if x.abs() < 0.3 { near } else { far }
+}
+
+/// `tanh x` in F64 for an argument from F32's range: `s / (s + 2)` with `s = e^(2|x|) - 1`.
+/// Past |x| = 10 every F32 result is ±1.
+#[inline(always)]
+pub fn tanh_f64_for_f32(x: f64) -> f64 {
+    let a = x.abs().min(10.0);
+    let s = expm1_f64_for_f32(2.0 * a);
+    let t = if x.abs() >= 10.0 { 1.0 } else { s / (s + 2.0) };
+    if x.is_nan() { x } else { t.copysign(x) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The F32 result of an F64 function value, and whether that value is so close to a
+    /// halfway point between two F32 values that two F64 evaluations a few ULPs apart may round
+    /// to different sides of it (the only place the two are allowed to differ).
+    fn rounded(v: f64) -> (f32, bool) {
+        let r = v as f32;
+        if !r.is_finite() || r == 0.0 {
+            return (r, false);
+        }
+        let up = f32::from_bits(r.to_bits() + 1) as f64;
+        let down = f32::from_bits(r.to_bits() - 1) as f64;
+        let rv = r as f64;
+        let half = ((up - rv).abs().min((rv - down).abs())) / 2.0;
+        let dist = (v - rv).abs();
+        (r, (half - dist).abs() <= half * 1e-7)
+    }
+
+    fn check(name: &str, fast: fn(f64) -> f64, libm: fn(f64) -> f64, x: f32) {
+        let (want, near_half) = rounded(libm(x as f64));
+        let got = fast(x as f64) as f32;
+        if got.to_bits() != want.to_bits() && !(got.is_nan() && want.is_nan()) {
+            assert!(
+                near_half,
+                "{name}({x:e} = {:#x}): {got:e} ({:#x}), libm gives {want:e} ({:#x})",
+                x.to_bits(),
+                got.to_bits(),
+                want.to_bits()
+            );
+        }
+    }
+
+    /// Every F32 argument whose bits are a multiple of 97 (about 44 million, spread over the
+    /// whole range, signs, subnormals and NaNs included), and the special values.
+    #[test]
+    fn f32_results_round_as_libm_values_do() {
+        let specials = [
+            0.0f32,
+            -0.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::MIN_POSITIVE,
+            1e-45,
+            -1e-45,
+            88.72283,
+            88.72284,
+            -87.33654,
+            -103.97208,
+            -103.97209,
+            0.3,
+            -0.3,
+            0.29999998,
+            9.010913,
+            10.0,
+            -10.0,
+        ];
+        let mut bits = 0u32;
+        let mut all: Vec<f32> = specials.to_vec();
+        loop {
+            all.push(f32::from_bits(bits));
+            bits = match bits.checked_add(97) {
+                Some(b) => b,
+                None => break,
+            };
+        }
+        for &x in &all {
+            check("exp", exp_f64_for_f32, f64::exp, x);
+            check("expm1", expm1_f64_for_f32, f64::exp_m1, x);
+            check("tanh", tanh_f64_for_f32, f64::tanh, x);
+        }
+    }
+}
