@@ -582,6 +582,12 @@ fn convert(rng: &mut Rng, size: i64) -> Draft {
     } else {
         "convert"
     };
+    let mut arg = array(rng, from, &d);
+    if op == "convert" && from.is_float() && (to.is_signed_int() || to.is_unsigned_int()) {
+        // Only values whose truncation the integer type holds: the semantics leave NaN,
+        // infinities and the others to the implementation (the conversion page).
+        defined_for_int(rng, &mut arg, to);
+    }
     Draft {
         family: "convert",
         op: format!("{op} {}->{}", ty_name(from), ty_name(to)),
@@ -590,10 +596,33 @@ fn convert(rng: &mut Rng, size: i64) -> Draft {
             &[shape(from, &d)],
             "",
         ),
-        args: one(vec![array(rng, from, &d)]),
+        args: one(vec![arg]),
         approximate: false,
         elementwise: true,
         zero_sign_free: false,
+    }
+}
+
+/// Replaces every element of a float array whose truncation toward zero the integer type `to`
+/// cannot hold (NaN and infinities included) by a small number the type holds.
+fn defined_for_int(rng: &mut Rng, arg: &mut Literal, to: ElementType) {
+    let bits = to.bit_width() as i32;
+    let (lo, hi) = if to.is_signed_int() {
+        (-(2f64.powi(bits - 1)), 2f64.powi(bits - 1))
+    } else {
+        (0.0, 2f64.powi(bits))
+    };
+    if let Literal::Array(a) = arg {
+        let ty = a.ty();
+        for i in 0..a.len() {
+            let x = a.data.get(i).as_f64();
+            let t = x.trunc();
+            if !(t >= lo && t < hi) {
+                let small = (rng.below(200) as f64 - 100.0) / 4.0;
+                let small = if to.is_unsigned_int() { small.abs() } else { small };
+                let _ = a.data.set(i, Scalar::from_f64(ty, small));
+            }
+        }
     }
 }
 

@@ -300,6 +300,37 @@ fn rng_bit_generator_draws_only_pinned_algorithms() {
     );
 }
 
+/// Float-to-integer conversions only see values whose truncation the integer type holds (the
+/// others are the implementation's choice), and still see conversions of every other kind.
+#[test]
+fn float_to_int_conversions_draw_only_defined_values() {
+    let mut float_to_int = 0;
+    for d in drafts("convert", 600) {
+        // `op` reads "convert f32->s8".
+        let Some(types) = d.op.split(' ').nth(1) else {
+            continue;
+        };
+        let (src, dst) = types.split_once("->").unwrap_or(("", ""));
+        let int = |t: &str| t.starts_with('s') || t.starts_with('u');
+        if !d.op.starts_with("convert ") || !src.starts_with(['f', 'b']) || !int(dst) {
+            continue;
+        }
+        float_to_int += 1;
+        let bits: i32 = dst[1..].parse().unwrap_or(64);
+        let (lo, hi) = if dst.starts_with('s') {
+            (-(2f64.powi(bits - 1)), 2f64.powi(bits - 1))
+        } else {
+            (0.0, 2f64.powi(bits))
+        };
+        let a = d.args[0][0].as_array().expect("an array argument");
+        for i in 0..a.len() {
+            let t = a.data.get(i).as_f64().trunc();
+            assert!(t >= lo && t < hi, "{}: element {i} is {t}", d.op);
+        }
+    }
+    assert!(float_to_int > 20, "only {float_to_int} float-to-int drafts");
+}
+
 #[test]
 fn chains_run_up_to_eight_steps_and_mix_in_movement() {
     let ds = drafts("chain", 400);
