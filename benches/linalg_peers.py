@@ -35,14 +35,18 @@ def emit(name, peer, flops, t, extra=None):
     print(json.dumps(o), flush=True)
 
 
-def dot_case(name, dtype, m, b=0):
+def dot_case(name, dtype, m, b=0, k=None, n=None):
     rng = np.random.default_rng(1)
-    shape_l = (b, m, m) if b else (m, m)
+    k = m if k is None else k
+    n = m if n is None else n
+    shape_l = (b, m, k) if b else (m, k)
+    shape_r = (b, k, n) if b else (k, n)
     a = rng.uniform(-1, 1, shape_l).astype(dtype)
-    c = rng.uniform(-1, 1, shape_l).astype(dtype)
-    flops = 2.0 * max(b, 1) * m**3
+    c = rng.uniform(-1, 1, shape_r).astype(dtype)
+    flops = 2.0 * max(b, 1) * m * k * n
+    reps = 3 if flops > 1e9 else 10
     if dtype != "bfloat16":
-        emit(name, "numpy-openblas", flops, best(lambda: np.matmul(a, c)), {"numpy": np.__version__})
+        emit(name, "numpy-openblas", flops, best(lambda: np.matmul(a, c), reps), {"numpy": np.__version__})
     if jax is not None:
         if dtype == "bfloat16":
             ja = jnp.asarray(a.astype(np.float32)).astype(jnp.bfloat16)
@@ -51,7 +55,7 @@ def dot_case(name, dtype, m, b=0):
         else:
             ja, jc = jnp.asarray(a), jnp.asarray(c)
             f = jax.jit(lambda x, y: jnp.matmul(x, y, precision="highest"))
-        emit(name, "jax-xla-cpu", flops, best(lambda: f(ja, jc).block_until_ready()),
+        emit(name, "jax-xla-cpu", flops, best(lambda: f(ja, jc).block_until_ready(), reps),
              {"jax": jax.__version__})
 
 
@@ -68,10 +72,15 @@ def conv_case(name, n, hw, ch):
     emit(name, "jax-xla-cpu", flops, best(lambda: f(x, w).block_until_ready()), {"jax": jax.__version__})
 
 
-CASES = [
-    ("dot_f32_1024", lambda n: dot_case(n, "float32", 1024)),
-    ("dot_f32_2048", lambda n: dot_case(n, "float32", 2048)),
-    ("dot_f64_1024", lambda n: dot_case(n, "float64", 1024)),
+CASES = []
+for _dt, _t in (("float32", "f32"), ("float64", "f64")):
+    for _s in (256, 512, 1024, 2048, 4096):
+        CASES.append((f"dot_{_t}_{_s}", lambda n, d=_dt, s=_s: dot_case(n, d, s)))
+    for _side, _m, _n in (("m1", 1, 4096), ("m8", 8, 4096), ("m64", 64, 4096),
+                          ("n1", 4096, 1), ("n8", 4096, 8), ("n64", 4096, 64)):
+        CASES.append((f"dot_{_t}_{_side}_4096",
+                      lambda n, d=_dt, m=_m, nn=_n: dot_case(n, d, m, k=4096, n=nn)))
+CASES += [
     ("dot_bf16_1024", lambda n: dot_case(n, "bfloat16", 1024)),
     ("dot_f32_batch64_128", lambda n: dot_case(n, "float32", 128, b=64)),
     ("conv_resnet56", lambda n: conv_case(n, 8, 56, 64)),

@@ -52,10 +52,36 @@ pub fn table() -> Vec<(&'static str, Case, Case)> {
         cout: c,
         r: 3,
     };
-    vec![
-        ("dot_f32_1024", dot(F32, 1024), dot(F32, 128)),
-        ("dot_f32_2048", dot(F32, 2048), dot(F32, 128)),
-        ("dot_f64_1024", dot(F64, 1024), dot(F64, 128)),
+    let skinny = |ty, m, n| Case::Dot {
+        ty,
+        b: 0,
+        m,
+        k: 4096,
+        n,
+    };
+    let mut v = vec![];
+    // The GEMM targets: square 256 to 4096, and skinny shapes (one side 1, 8 or 64 against
+    // 4096 x 4096), f32 and f64. Leaked names: the table is built once per run.
+    for ty in [F32, F64] {
+        let t = if ty == F32 { "f32" } else { "f64" };
+        for s in [256, 512, 1024, 2048, 4096] {
+            let name: &'static str = Box::leak(format!("dot_{t}_{s}").into_boxed_str());
+            v.push((name, dot(ty, s), dot(ty, 128)));
+        }
+        for (side, m, n) in [
+            ("m1", 1, 4096),
+            ("m8", 8, 4096),
+            ("m64", 64, 4096),
+            ("n1", 4096, 1),
+            ("n8", 4096, 8),
+            ("n64", 4096, 64),
+        ] {
+            let name: &'static str = Box::leak(format!("dot_{t}_{side}_4096").into_boxed_str());
+            let small = skinny(ty, m.min(64), n.min(64));
+            v.push((name, skinny(ty, m, n), small));
+        }
+    }
+    v.extend([
         ("dot_bf16_1024", dot(BF16, 1024), dot(BF16, 128)),
         ("dot_s32_512", dot(S32, 512), dot(S32, 128)),
         (
@@ -77,7 +103,8 @@ pub fn table() -> Vec<(&'static str, Case, Case)> {
         ),
         ("conv_resnet56", conv(8, 56, 64), conv(1, 14, 64)),
         ("conv_resnet28", conv(8, 28, 128), conv(1, 7, 128)),
-    ]
+    ]);
+    v
 }
 
 /// Deterministic pseudo-random values in [-1, 1) (a 64-bit LCG), as the element type.

@@ -622,14 +622,15 @@ where
 {
     assert!(a.in_bounds(), "gemm: inconsistent operands");
     let (m, n) = (a.rows.len(), b.cols.len());
-    if let Some(rd) = kernel.rowdot.iter().find(|rd| rd.cols >= n)
+    if !kernel.rowdot.is_empty()
         && n > 0
+        && n <= ROWDOT_MAX_COLS
         && m > n
         && c.len() == m * n
         && b.in_bounds()
         && let Some((adata, ast)) = in_place::<SA, T>(&a, a.strided())
     {
-        rowdot(rd, (adata, ast, m), b, &conv_b, c);
+        rowdot(kernel.rowdot, (adata, ast, m), b, &conv_b, c);
         return kernel.kind;
     }
     if n > 0 && 2 * n <= kernel.nr && m > n && c.len() == m * n {
@@ -653,10 +654,20 @@ where
     gemm_packed(kernel, &Converted::new(a, conv_a), b, conv_b, c)
 }
 
+/// Products with at most this many columns run as row dot products (`rowdot`) when A's rows
+/// can be read in place: each element of A then serves so few multiply-adds that packing A into
+/// panels (a transposition) would cost more than the product.
+const ROWDOT_MAX_COLS: usize = 64;
+
+/// Rows of A a row-dot task takes at a time: they stay in L2 while every column block passes.
+const ROWDOT_ROWS: usize = 16;
+
 /// `c[m x n] = A * B` by dot products of A's rows (read in place, `ast`) with B's columns
-/// (packed once, transposed and zero-padded to `rd.cols`), the threads splitting the rows.
+/// (packed once, transposed, in blocks of an instance's width, zero-padded), the threads
+/// splitting the rows. The blocks are as wide as the widest instance; the last takes the
+/// narrowest that covers what is left.
 fn rowdot<SB, T, FB>(
-    rd: &RowDot<T>,
+    instances: &[RowDot<T>],
     (adata, ast, m): (&[T], Strided, usize),
     b: MatRef<SB>,
     conv_b: &FB,
@@ -667,49 +678,61 @@ fn rowdot<SB, T, FB>(
     FB: Fn(SB) -> T + Sync,
 {
     let (k, n) = (b.rows.len(), b.cols.len());
-    let nn = rd.cols;
-    let mut bt = vec![T::zero(); nn * k];
-    pack_block(
-        &b.t(),
-        b.t().strided(),
-        (0, n),
-        (0, k),
-        &mut bt,
-        k,
-        1,
-        conv_b,
-    );
+    let Some(widest) = instances.last() else {
+        return;
+    };
+    // (first column, width, instance, offset of its packed columns in `bt`)
+    let mut blocks: Vec<(usize, usize, &RowDot<T>, usize)> = vec![];
+    let mut packed = 0;
+    let mut j0 = 0;
+    while j0 < n {
+        let w = widest.cols.min(n - j0);
+        let rd = instances.iter().find(|rd| rd.cols >= w).unwrap_or(widest);
+        blocks.push((j0, w, rd, packed));
+        packed += rd.cols * k;
+        j0 += w;
+    }
+    let mut bt = vec![T::zero(); packed];
+    let bview = b.t();
+    let bst = bview.strided();
+    for &(j0, w, _, off) in &blocks {
+        pack_block(&bview, bst, (j0, w), (0, k), &mut bt[off..], k, 1, conv_b);
+    }
     let bt = &bt;
     let small = m.saturating_mul(n).saturating_mul(k) <= (1 << 21);
     let threads = if small { 1 } else { super::pool::threads() };
-    let rows_per = m.div_ceil(threads).div_ceil(rd.rows) * rd.rows;
+    let rows_per = m.div_ceil(threads).div_ceil(ROWDOT_ROWS) * ROWDOT_ROWS;
     let run = |(t, out): (usize, &mut [T])| {
-        let i0 = t * rows_per;
         let rows = out.len() / n;
-        let mut tmp = vec![T::zero(); rd.rows * nn];
-        let mut i = 0;
-        while i < rows {
-            let r = if rows - i >= rd.rows { rd.rows } else { 1 };
-            let f = if r == rd.rows { rd.f } else { rd.one };
-            // SAFETY: rows i0+i..i0+i+r of A are rows of A (in `adata`, which `in_bounds`
-            // covers) of k elements; bt holds nn rows of k; tmp holds r rows of nn.
-            unsafe {
-                f(
-                    k,
-                    adata[ast.origin + (i0 + i) * ast.rs..].as_ptr(),
-                    ast.rs,
-                    bt.as_ptr(),
-                    tmp.as_mut_ptr(),
-                    nn,
-                )
-            };
-            for (dst, src) in out[i * n..(i + r) * n]
-                .chunks_exact_mut(n)
-                .zip(tmp.chunks(nn))
-            {
-                dst.copy_from_slice(&src[..n]);
+        let mut tmp = vec![T::zero(); widest.rows * widest.cols];
+        for g0 in (0..rows).step_by(ROWDOT_ROWS) {
+            let g1 = (g0 + ROWDOT_ROWS).min(rows);
+            for &(j0, w, rd, off) in &blocks {
+                let mut i = g0;
+                while i < g1 {
+                    let r = if g1 - i >= rd.rows { rd.rows } else { 1 };
+                    let f = if r == rd.rows { rd.f } else { rd.one };
+                    let row = t * rows_per + i;
+                    // SAFETY: rows row..row+r of A are rows of A (in `adata`, which
+                    // `in_bounds` covers) of k elements; bt holds rd.cols rows of k from `off`;
+                    // tmp holds r rows of rd.cols.
+                    unsafe {
+                        f(
+                            k,
+                            adata[ast.origin + row * ast.rs..].as_ptr(),
+                            ast.rs,
+                            bt[off..].as_ptr(),
+                            tmp.as_mut_ptr(),
+                            rd.cols,
+                        )
+                    };
+                    for (ii, src) in tmp.chunks(rd.cols).take(r).enumerate() {
+                        let d = (i + ii) * n + j0;
+                        out[d..d + w].copy_from_slice(&src[..w]);
+                    }
+                    i += r;
+                }
             }
-            i += r;
         }
     };
     if threads == 1 {
@@ -720,6 +743,11 @@ fn rowdot<SB, T, FB>(
         });
     }
 }
+
+/// Products with at most this many tiles of rows split their columns across threads and pack B
+/// one panel at a time (`by_columns`): packing the whole of a wide B for so few rows would cost
+/// as much as the product.
+const FEW_ROWS_TILES: usize = 8;
 
 /// Rows of B per slice when a few-row product streams B from memory in place.
 const STREAMED_ROWS: usize = 16;
@@ -875,7 +903,7 @@ where
     // instead).
     let small = m.saturating_mul(n).saturating_mul(k) <= (1 << 21);
     let threads = if small { 1 } else { super::pool::threads() };
-    if m.div_ceil(kern.mr) < 2 * threads || m <= kern.mr {
+    if m.div_ceil(kern.mr) < 2 * threads || m <= FEW_ROWS_TILES * kern.mr {
         by_columns(&kern, a, &b, bst, &conv_b, c, threads);
     } else {
         by_rows(&kern, a, &b, bst, &conv_b, c, threads);
@@ -987,7 +1015,9 @@ fn by_columns<SB, T, PA, FB>(
     let panels = n.div_ceil(nr);
     let tasks = threads.min(panels);
     let shared = SharedC(c.as_mut_ptr());
-    let direct = in_place::<SB, T>(b, bst);
+    // In place only for one tile of rows: with more, each panel serves several tiles, and a
+    // packed copy in L1 serves them better than rows `ldb` apart.
+    let direct = in_place::<SB, T>(b, bst).filter(|_| m <= mr);
     // Read in place from memory (B larger than half of L3), B streams best a few rows at a time:
     // the panels of one slice of rows are visited left to right, so each of its rows is read as
     // one sequential run. From cache, the usual slices pay less per call.
@@ -1251,6 +1281,9 @@ mod tests {
             (301, 9, 50),
             (64, 200, 513),
             (129, 130, 131),
+            (130, 64, 77),
+            (70, 17, 40),
+            (96, 300, 65),
         ];
         for kern in MicroKernel::<f32>::available() {
             for &shape in &shapes {

@@ -1,0 +1,121 @@
+"""xla-spec's Dot/Convolution kernels next to OpenBLAS (numpy) and XLA:CPU (jax), case by case.
+
+For every case of `xla-spec bench` (all, or those whose name contains FILTER), runs xla-spec on it
+and then its peers on the same shape, one case after the other, so that all three see the machine
+in the same state; prints one JSON object per case and line, then a markdown table with the ratios
+and the machine (CPU model and flags, cores, caches, date, load average) the figures belong to.
+Run through benches/linalg_compare.sh, which pins the Python packages:
+
+    benches/linalg_compare.sh                 # every case
+    benches/linalg_compare.sh dot_f32_m       # the cases whose name contains the text
+    XLA_SPEC=target/release/xla-spec REPS=5 benches/linalg_compare.sh
+
+GFLOP/s are the best of REPS runs (default 3) after a warm-up, counting a multiply-add as two.
+"""
+import datetime
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from contextlib import redirect_stdout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import linalg_peers  # noqa: E402
+
+
+def machine():
+    info = {}
+    try:
+        for line in open("/proc/cpuinfo"):
+            k, _, v = line.partition(":")
+            k, v = k.strip(), v.strip()
+            if k == "model name" and "model" not in info:
+                info["model"] = v
+            if k == "flags" and "flags" not in info:
+                want = ("avx2", "fma", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16")
+                info["flags"] = " ".join(f for f in want if f in v.split())
+            if k in ("cpu family", "model") and k not in info:
+                info[k] = v
+    except OSError:
+        pass
+    info["cpus"] = os.cpu_count()
+    caches = []
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    for d in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        try:
+            lvl = open(f"{base}/{d}/level").read().strip()
+            ty = open(f"{base}/{d}/type").read().strip()
+            size = open(f"{base}/{d}/size").read().strip()
+            if ty != "Instruction":
+                caches.append(f"L{lvl} {size}")
+        except OSError:
+            pass
+    info["caches"] = ", ".join(caches)
+    return info
+
+
+def main():
+    filt = sys.argv[1] if len(sys.argv) > 1 else ""
+    spec = os.environ.get("XLA_SPEC", os.path.join(ROOT, "target", "release", "xla-spec"))
+    reps = os.environ.get("REPS", "3")
+    names = [n for n, _ in linalg_peers.CASES if filt in n]
+    start = datetime.datetime.now(datetime.timezone.utc)
+    load0 = os.getloadavg()
+    rows = []
+    rounds = int(os.environ.get("ROUNDS", "2"))
+    for name in names:
+        best = {"xla_spec": None, "kernel": None, "openblas": None, "xla_cpu": None}
+
+        def keep(key, value):
+            if value is not None and (best[key] is None or value > best[key]):
+                best[key] = value
+
+        # Rounds alternate xla-spec and its peers, each keeping its best, so that a passing
+        # disturbance of the shared machine costs both sides alike.
+        for _ in range(rounds):
+            # The peers' worker threads spin for a while after their last call (OpenBLAS's and
+            # Eigen's pools do): give them time to sleep before xla-spec runs beside them.
+            time.sleep(1.0)
+            out = subprocess.run([spec, "bench", "--json", "--filter", name, "--reps", reps],
+                                 capture_output=True, text=True, check=True).stdout
+            for o in map(json.loads, filter(str.strip, out.splitlines())):
+                if o["name"] == name:
+                    keep("xla_spec", o["fast_gflops"])
+                    best["kernel"] = o["kernel"]
+            buf = io.StringIO()
+            with redirect_stdout(buf):
+                dict(linalg_peers.CASES)[name](name)
+            for p in map(json.loads, buf.getvalue().splitlines()):
+                keep({"numpy-openblas": "openblas", "jax-xla-cpu": "xla_cpu"}[p["peer"]], p["gflops"])
+        row = {"name": name, **best}
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    end = datetime.datetime.now(datetime.timezone.utc)
+    load1 = os.getloadavg()
+    m = machine()
+    print()
+    print(f"CPU: {m.get('model', '?')} (family {m.get('cpu family', '?')}, model {m.get('model', '?')}); "
+          f"{m['cpus']} CPUs; flags {m.get('flags', '')}; caches {m.get('caches', '')}")
+    print(f"Date: {start:%Y-%m-%d %H:%M}-{end:%H:%M} UTC; load average {load0[0]:.2f} at the start, "
+          f"{load1[0]:.2f} at the end; best of {rounds} rounds of {reps} runs (xla-spec) and of "
+          f"3 to 10 runs (peers)")
+    print()
+    print("| case | xla-spec GFLOP/s (kernel) | OpenBLAS | XLA:CPU | vs OpenBLAS | vs XLA:CPU |")
+    print("|---|---:|---:|---:|---:|---:|")
+
+    def ratio(a, b):
+        return f"{a / b:.2f}" if a and b else "–"
+
+    for r in rows:
+        print(f"| `{r['name']}` | {r['xla_spec'] or '–'} ({r['kernel']}) | {r['openblas'] or '–'} | "
+              f"{r['xla_cpu'] or '–'} | {ratio(r['xla_spec'], r['openblas'])} | "
+              f"{ratio(r['xla_spec'], r['xla_cpu'])} |")
+
+
+if __name__ == "__main__":
+    main()
