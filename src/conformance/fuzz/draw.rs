@@ -619,7 +619,11 @@ fn defined_for_int(rng: &mut Rng, arg: &mut Literal, to: ElementType) {
             let t = x.trunc();
             if !(t >= lo && t < hi) {
                 let small = (rng.below(200) as f64 - 100.0) / 4.0;
-                let small = if to.is_unsigned_int() { small.abs() } else { small };
+                let small = if to.is_unsigned_int() {
+                    small.abs()
+                } else {
+                    small
+                };
                 let _ = a.data.set(i, Scalar::from_f64(ty, small));
             }
         }
