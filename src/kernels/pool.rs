@@ -83,7 +83,7 @@ pub fn for_each_chunk<T: Send>(
 
 /// A fresh vector of `n` elements whose chunks `body(offset, chunk)` fills, in parallel when
 /// there are several: `body` must write every element of its chunk.
-pub fn fill_fresh<U: Send>(
+pub fn fill_fresh<U: Send + 'static>(
     n: usize,
     chunk: usize,
     body: &(dyn Fn(usize, &mut [std::mem::MaybeUninit<U>]) + Sync),
@@ -98,7 +98,7 @@ pub fn fill_fresh<U: Send>(
 
 /// `f(i)` for every `i` in `0..n`, collected in order, computed in parallel chunks of at least
 /// `min_chunk` indices. For work that is coarse per index (a whole reduction, a sorted row).
-pub fn collect_indexed<U: Send>(
+pub fn collect_indexed<U: Send + 'static>(
     n: usize,
     min_chunk: usize,
     f: &(dyn Fn(usize) -> U + Sync),

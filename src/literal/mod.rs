@@ -9,6 +9,7 @@ mod json;
 mod ndarray_bridge;
 pub mod npy;
 pub mod parse;
+pub mod recycle;
 pub mod text;
 
 pub use json::{literal_from_json, literal_to_json};
@@ -31,9 +32,21 @@ pub type C128 = num_complex::Complex<f64>;
 /// shared buffer copies it first (`Arc::make_mut`: copy on write), so one value never changes
 /// under another; a buffer held once is written in place.
 #[derive(Clone, PartialEq, Default)]
-pub struct Buf<T>(std::sync::Arc<Vec<T>>);
+pub struct Buf<T: Send + 'static>(std::sync::Arc<Vec<T>>);
 
-impl<T> std::ops::Deref for Buf<T> {
+impl<T: Send + 'static> Drop for Buf<T> {
+    /// The last holder of a large buffer hands it to the pool of fresh buffers (`recycle`), so
+    /// the next result of its size reuses its mapped pages.
+    fn drop(&mut self) {
+        if let Some(v) = std::sync::Arc::get_mut(&mut self.0)
+            && v.capacity() >= 1024
+        {
+            recycle::keep(std::mem::take(v));
+        }
+    }
+}
+
+impl<T: Send + 'static> std::ops::Deref for Buf<T> {
     type Target = Vec<T>;
     #[inline]
     fn deref(&self) -> &Vec<T> {
@@ -41,7 +54,7 @@ impl<T> std::ops::Deref for Buf<T> {
     }
 }
 
-impl<T: Clone> std::ops::DerefMut for Buf<T> {
+impl<T: Clone + Send + 'static> std::ops::DerefMut for Buf<T> {
     /// Copies the elements first when another value shares them.
     #[inline]
     fn deref_mut(&mut self) -> &mut Vec<T> {
@@ -49,20 +62,20 @@ impl<T: Clone> std::ops::DerefMut for Buf<T> {
     }
 }
 
-impl<T> From<Vec<T>> for Buf<T> {
+impl<T: Send + 'static> From<Vec<T>> for Buf<T> {
     #[inline]
     fn from(v: Vec<T>) -> Buf<T> {
         Buf(std::sync::Arc::new(v))
     }
 }
 
-impl<T> FromIterator<T> for Buf<T> {
+impl<T: Send + 'static> FromIterator<T> for Buf<T> {
     fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Buf<T> {
         Buf::from(it.into_iter().collect::<Vec<T>>())
     }
 }
 
-impl<'a, T> IntoIterator for &'a Buf<T> {
+impl<'a, T: Send + 'static> IntoIterator for &'a Buf<T> {
     type Item = &'a T;
     type IntoIter = std::slice::Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
@@ -70,21 +83,23 @@ impl<'a, T> IntoIterator for &'a Buf<T> {
     }
 }
 
-impl<T: std::fmt::Debug> std::fmt::Debug for Buf<T> {
+impl<T: std::fmt::Debug + Send + 'static> std::fmt::Debug for Buf<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.fmt(f)
     }
 }
 
-impl<T: Clone> Buf<T> {
+impl<T: Clone + Send + 'static> Buf<T> {
     /// The elements as a vector of their own: moved out when this is the only holder, copied
     /// otherwise.
-    pub fn into_vec(self) -> Vec<T> {
-        std::sync::Arc::try_unwrap(self.0).unwrap_or_else(|shared| (*shared).clone())
+    pub fn into_vec(mut self) -> Vec<T> {
+        // (Taken out, leaving an empty buffer for `Drop`.)
+        let arc = std::mem::take(&mut self.0);
+        std::sync::Arc::try_unwrap(arc).unwrap_or_else(|shared| (*shared).clone())
     }
 }
 
-impl<T> Buf<T> {
+impl<T: Send + 'static> Buf<T> {
     /// Whether another value shares these elements (writing would copy them).
     pub fn is_shared(&self) -> bool {
         std::sync::Arc::strong_count(&self.0) > 1

@@ -77,7 +77,7 @@ pub fn recognise_reducer(m: &Module, c: CompId) -> Option<BinOp> {
 pub trait FoldPlan: Sync {
     fn fold<T, F>(&self, data: &[T], init: T, f: F, assoc: bool) -> Vec<T>
     where
-        T: Copy + Send + Sync,
+        T: Copy + Send + Sync + 'static,
         F: Fn(T, T) -> T + Sync + Send;
 }
 

@@ -137,7 +137,7 @@ const PAR_MIN: usize = 1 << 15;
 impl FoldPlan for ReducePlan {
     fn fold<T, F>(&self, data: &[T], init: T, f: F, assoc: bool) -> Vec<T>
     where
-        T: Copy + Send + Sync,
+        T: Copy + Send + Sync + 'static,
         F: Fn(T, T) -> T + Sync + Send,
     {
         let out_n = self.kept.count();

@@ -270,7 +270,7 @@ const LINE_LANES: usize = 16;
 /// is such a window, 1024 taps wide).
 fn fold_line<T, F>(g: &WindowGeom, data: &[T], init: T, f: &F) -> Vec<T>
 where
-    T: Copy + Send + Sync,
+    T: Copy + Send + Sync + 'static,
     F: Fn(T, T) -> T + Sync + Send,
 {
     let (n, outs) = (g.n as usize, g.out().max(0) as usize);
@@ -351,7 +351,7 @@ where
 impl FoldPlan for WindowPlan {
     fn fold<T, F>(&self, data: &[T], init: T, f: F, _assoc: bool) -> Vec<T>
     where
-        T: Copy + Send + Sync,
+        T: Copy + Send + Sync + 'static,
         F: Fn(T, T) -> T + Sync + Send,
     {
         if let Some((outer, run)) = &self.rows {
@@ -426,7 +426,7 @@ struct Single;
 impl FoldPlan for Single {
     fn fold<T, F>(&self, data: &[T], init: T, f: F, _assoc: bool) -> Vec<T>
     where
-        T: Copy + Send + Sync,
+        T: Copy + Send + Sync + 'static,
         F: Fn(T, T) -> T + Sync + Send,
     {
         vec![data.iter().fold(init, |a, &b| f(a, b))]
@@ -539,7 +539,7 @@ struct ScatterPicks<'a> {
 impl FoldPlan for ScatterPicks<'_> {
     fn fold<T, F>(&self, data: &[T], init: T, f: F, _assoc: bool) -> Vec<T>
     where
-        T: Copy + Send + Sync,
+        T: Copy + Send + Sync + 'static,
         F: Fn(T, T) -> T + Sync + Send,
     {
         let mut out = vec![init; self.len];
