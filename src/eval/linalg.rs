@@ -13,6 +13,7 @@ use crate::hlo::ast::{ConvDims, Instruction, Window};
 use crate::hlo::attrs::{ConvolutionAttrs, DotAttrs};
 use crate::hlo::opcode::LinalgOp;
 use crate::kernels::conv::{ConvGeom, conv_fast, for_each_index};
+use crate::kernels::gemm::bf16 as bf16_gemm;
 use crate::kernels::gemm::{GemmElem, KernelKind, MatRef, MicroKernel, gemm};
 use crate::kernels::{ToAcc, as_acc};
 use crate::literal::{Array, ArrayData, C64, C128, Literal, NativeType};
@@ -361,6 +362,43 @@ pub fn fast_dot_with(
     kind: Option<KernelKind>,
 ) -> Result<(Array, Option<KernelKind>)> {
     let plan = DotPlan::new(lhs.dims(), rhs.dims(), d);
+    // BF16 operands with an F32 accumulator: AVX512-BF16's pair instruction, where it computes
+    // exactly the F32 fused multiply-adds (`gemm::bf16`).
+    if let (ArrayData::BF16(l), ArrayData::BF16(r)) = (&lhs.data, &rhs.data)
+        && matches!(acc_kind(lhs.ty(), rty), Acc::F32)
+        && matches!(kind, None | Some(KernelKind::Avx512))
+        && bf16_gemm::available()
+        && bf16_gemm::exact_for(l, r)
+    {
+        let mn = plan.lhs_rows.len() * plan.rhs_cols.len();
+        let mut out = vec![0f32; plan.lhs_batch.len() * mn];
+        if mn > 0 {
+            crate::kernels::pool::for_each_chunk(&mut out, mn, &|off, chunk| {
+                let b = off / mn;
+                bf16_gemm::gemm_bf16(
+                    MatRef {
+                        data: l,
+                        base: plan.lhs_batch[b],
+                        rows: &plan.lhs_rows,
+                        cols: &plan.lhs_cols,
+                    },
+                    MatRef {
+                        data: r,
+                        base: plan.rhs_batch[b],
+                        rows: &plan.rhs_rows,
+                        cols: &plan.rhs_cols,
+                    },
+                    chunk,
+                )
+            });
+        }
+        let arr = Array::from_data(
+            ArrayShape::new(rty, plan.out_dims.clone()),
+            f32::finish(out, rty),
+        )?;
+        let ran = (!arr.is_empty()).then_some(KernelKind::Avx512);
+        return Ok((arr, ran));
+    }
     macro_rules! run {
         ($t:ty, $conv:expr) => {{
             let k = pick::<$t>(kind)?;

@@ -35,6 +35,7 @@
 //! the B micro-panel `KC x NR` takes half of L1, the A block `MC x KC` half of L2, and the B block
 //! `KC x NC` a quarter of L3.
 
+pub mod bf16;
 pub mod simd;
 
 use super::cache::{self, Caches};

@@ -1,0 +1,354 @@
+//! BF16 products on AVX512-BF16 (`vdpbf16ps`), F32 results.
+//!
+//! Algorithm: the BLIS loops of `gemm` (B in `KC x NR` panels, A in `MR x KC` panels, a register
+//! tile of C), with the shared dimension taken in pairs: a panel element is a 32-bit pair of
+//! BF16 values `(x[2q], x[2q+1])`, and one `vdpbf16ps` adds `a[2q+1] b[2q+1]` and then
+//! `a[2q] b[2q]` to each of 16 F32 accumulators (Intel SDM, VDPBF16PS; checked on the machine:
+//! odd before even, each step rounded to nearest). One instruction does the work of two F32
+//! FMAs on 16 lanes.
+//!
+//! Exactness: a product of two BF16 values (8 significant bits each) is exact in F32, so each
+//! step is exactly an F32 fused multiply-add, which is what the F32 path computes; the
+//! instruction differs only in treating subnormal inputs and results as zero. `exact_for` proves
+//! no subnormal can occur: when every nonzero `|a| >= 2^ea` and `|b| >= 2^eb` with
+//! `ea + eb >= -111`, every product is a multiple of `2^-125`, hence every rounded partial sum is
+//! too (a multiple of `2^-125` smaller than `2^-101` is exact in F32, a larger one rounds to a
+//! multiple of its ULP, at least `2^-125`): zero, or at least `2^-125` in magnitude, never
+//! subnormal. Operands that fail the test take the F32 path. The order of the additions (pairs,
+//! odd first, and KC-sized slices) is another valid order of the dot's sum, which the semantics
+//! leave to the implementation.
+
+use super::MatRef;
+use half::bf16;
+
+/// Rows of the register tile; columns are two vectors of 16.
+const MR: usize = 12;
+const NR: usize = 32;
+
+/// Whether this machine has the instructions (and `XLA_SPEC_GEMM_KERNEL` does not ask for a
+/// kernel without them).
+pub fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let forced = std::env::var("XLA_SPEC_GEMM_KERNEL").ok();
+        let allowed = forced
+            .as_deref()
+            .is_none_or(|k| k == "avx512" || k == "avx512bf16");
+        allowed && is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bf16")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The smallest binary exponent of a nonzero finite element, or `None` when some nonzero
+/// element is subnormal (which the instruction would read as zero); `Some(i32::MAX)` for none.
+fn min_exponent(v: &[bf16]) -> Option<i32> {
+    // Branch-free over the bits, so the scan vectorises: the smallest biased exponent of the
+    // normal elements (zeros, infinities and NaNs count as 255), and whether any is subnormal.
+    let (mut min, mut subnormal) = (255u16, false);
+    for x in v {
+        let b = x.to_bits();
+        let e = (b >> 7) & 0xff;
+        subnormal |= e == 0 && b & 0x7f != 0;
+        min = min.min(if e == 0 { 255 } else { e });
+    }
+    match (subnormal, min) {
+        (true, _) => None,
+        (false, 255) => Some(i32::MAX),
+        (false, e) => Some(e as i32 - 127),
+    }
+}
+
+/// Whether `vdpbf16ps` computes exactly the F32 fused multiply-adds on these operands (see the
+/// module comment): no subnormal element, and the smallest exponents sum to at least -111.
+pub fn exact_for(a: &[bf16], b: &[bf16]) -> bool {
+    match (min_exponent(a), min_exponent(b)) {
+        (Some(ea), Some(eb)) => ea == i32::MAX || eb == i32::MAX || ea + eb >= -111,
+        _ => false,
+    }
+}
+
+/// Block sizes: the B micro-panel (`KC/2` pairs x NR x 4 bytes) in L1, the A block in half of L2.
+fn blocks() -> (usize, usize) {
+    let c = crate::kernels::cache::detect();
+    let kp = (c.l1d / (NR * 4)).clamp(32, 512);
+    let mc = ((c.l2 / 2 / (kp * 4)) / MR * MR).clamp(MR, 4096 / MR * MR);
+    (2 * kp, mc)
+}
+
+/// The pair `(m[i][2q], m[i][2q+1])` (zero past the end of the row) as a 32-bit word.
+#[inline(always)]
+fn pair(m: &MatRef<bf16>, i: usize, p: usize, k: usize) -> u32 {
+    let lo = m.at(i, p).to_bits() as u32;
+    let hi = if p + 1 < k {
+        m.at(i, p + 1).to_bits() as u32
+    } else {
+        0
+    };
+    lo | (hi << 16)
+}
+
+/// `c[m x n] = a[m x k] * b[k x n]` in F32, on a machine where `available()`; `c` row-major.
+pub fn gemm_bf16(a: MatRef<bf16>, b: MatRef<bf16>, c: &mut [f32]) {
+    let (m, k, n) = (a.rows.len(), a.cols.len(), b.cols.len());
+    assert!(
+        b.rows.len() == k && c.len() == m * n && a.in_bounds() && b.in_bounds(),
+        "gemm_bf16: inconsistent operands"
+    );
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        c.iter_mut().for_each(|x| *x = 0.0);
+        return;
+    }
+    let (kc, mc_max) = blocks();
+    let kc = k.div_ceil(k.div_ceil(kc)).div_ceil(2) * 2;
+    let small = m.saturating_mul(n).saturating_mul(k) <= (1 << 21);
+    let threads = if small {
+        1
+    } else {
+        crate::kernels::pool::threads()
+    };
+    let row_blocks = m.div_ceil(mc_max).div_ceil(threads) * threads;
+    let mc = m.div_ceil(row_blocks).div_ceil(MR) * MR;
+    let bt = b.t();
+    let npanels = n.div_ceil(NR);
+    // Views whose rows are contiguous are packed by runs.
+    let a_rows = a.strided().filter(|s| s.cs == 1);
+    let b_rows = b.strided().filter(|s| s.cs == 1);
+    for pc in (0..k).step_by(kc) {
+        let kcb = kc.min(k - pc);
+        let kp = kcb.div_ceil(2);
+        // B panels: pair q, column jj at [q * NR + jj].
+        let mut bpack = vec![0u32; npanels * NR * kp];
+        crate::kernels::pool::for_each_chunk(&mut bpack, NR * kp, &|off, panel| {
+            let j0 = off / kp;
+            let w = NR.min(n - j0);
+            match b_rows {
+                // Row-major B: pair q interleaves rows 2q and 2q+1 of the panel's columns.
+                Some(s) => {
+                    for q in 0..kp {
+                        let p = pc + 2 * q;
+                        let lo = &b.data[s.origin + p * s.rs + j0..][..w];
+                        let dst = &mut panel[q * NR..q * NR + w];
+                        if p + 1 < k {
+                            let hi = &b.data[s.origin + (p + 1) * s.rs + j0..][..w];
+                            for ((d, l), h) in dst.iter_mut().zip(lo).zip(hi) {
+                                *d = l.to_bits() as u32 | (h.to_bits() as u32) << 16;
+                            }
+                        } else {
+                            for (d, l) in dst.iter_mut().zip(lo) {
+                                *d = l.to_bits() as u32;
+                            }
+                        }
+                    }
+                }
+                None => {
+                    for jj in 0..w {
+                        for q in 0..kp {
+                            panel[q * NR + jj] = pair(&bt, j0 + jj, pc + 2 * q, k);
+                        }
+                    }
+                }
+            }
+        });
+        let bpack = &bpack;
+        let block = |off: usize, cblock: &mut [f32]| {
+            let i0 = off / n;
+            let mcb = cblock.len() / n;
+            let mpanels = mcb.div_ceil(MR);
+            let mut apack = vec![0u32; mpanels * MR * kp];
+            for (ip, panel) in apack.chunks_mut(MR * kp).enumerate() {
+                for ii in 0..MR.min(mcb - ip * MR) {
+                    let i = i0 + ip * MR + ii;
+                    match a_rows {
+                        // Row-major A: a pair is two neighbours of the row.
+                        Some(s) => {
+                            let row = &a.data[s.origin + i * s.rs + pc..][..kcb];
+                            for (q, two) in row.chunks(2).enumerate() {
+                                let hi = two.get(1).map_or(0, |h| h.to_bits() as u32);
+                                panel[q * MR + ii] = two[0].to_bits() as u32 | hi << 16;
+                            }
+                        }
+                        None => {
+                            for q in 0..kp {
+                                panel[q * MR + ii] = pair(&a, i, pc + 2 * q, k);
+                            }
+                        }
+                    }
+                }
+            }
+            let mut tmp = [0f32; MR * NR];
+            for jp in 0..npanels {
+                let j0 = jp * NR;
+                let w = NR.min(n - j0);
+                let bp = &bpack[jp * NR * kp..(jp + 1) * NR * kp];
+                for ip in 0..mpanels {
+                    let r = ip * MR;
+                    let h = MR.min(mcb - r);
+                    let ap = &apack[ip * MR * kp..(ip + 1) * MR * kp];
+                    let full = h == MR && w == NR;
+                    // SAFETY: `available()` was checked by the caller (the only way here); the
+                    // panels hold kp pairs of MR and NR words; the C tile (rows r..r+MR, columns
+                    // j0..j0+NR of this block, row stride n) lies inside `cblock` when the tile
+                    // is full, and `tmp` (stride NR) is used otherwise.
+                    unsafe {
+                        if full {
+                            tile(kp, ap, bp, cblock[r * n + j0..].as_mut_ptr(), n, pc > 0);
+                        } else {
+                            tile(kp, ap, bp, tmp.as_mut_ptr(), NR, false);
+                        }
+                    }
+                    if !full {
+                        for ii in 0..h {
+                            let row = &mut cblock[(r + ii) * n + j0..(r + ii) * n + j0 + w];
+                            for (d, &s) in row.iter_mut().zip(&tmp[ii * NR..ii * NR + w]) {
+                                *d = if pc > 0 { *d + s } else { s };
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        crate::kernels::pool::for_each_chunk(c, mc * n, &block);
+    }
+}
+
+/// The register tile: `C[0..MR, 0..NR] (+)= A panel * B panel` over `kp` pairs.
+///
+/// # Safety
+/// AVX-512F and AVX512-BF16 must be available; `a` and `b` hold `kp` pairs of MR and NR words;
+/// `c` points to MR rows of NR writable floats, `ldc` apart.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bf16")]
+unsafe fn tile(kp: usize, a: &[u32], b: &[u32], c: *mut f32, ldc: usize, accumulate: bool) {
+    use std::arch::x86_64::*;
+    unsafe {
+        let mut acc = [[_mm512_setzero_ps(); 2]; MR];
+        let (mut ap, mut bp) = (a.as_ptr(), b.as_ptr());
+        for _ in 0..kp {
+            let b0: __m512bh = std::mem::transmute(_mm512_loadu_si512(bp as *const _));
+            let b1: __m512bh = std::mem::transmute(_mm512_loadu_si512(bp.add(16) as *const _));
+            for (i, row) in acc.iter_mut().enumerate() {
+                let av: __m512bh = std::mem::transmute(_mm512_set1_epi32(*ap.add(i) as i32));
+                row[0] = _mm512_dpbf16_ps(row[0], av, b0);
+                row[1] = _mm512_dpbf16_ps(row[1], av, b1);
+            }
+            ap = ap.add(MR);
+            bp = bp.add(NR);
+        }
+        for (i, row) in acc.iter().enumerate() {
+            for (j, &v) in row.iter().enumerate() {
+                let p = c.add(i * ldc + j * 16);
+                let v = if accumulate {
+                    _mm512_add_ps(_mm512_loadu_ps(p), v)
+                } else {
+                    v
+                };
+                _mm512_storeu_ps(p, v);
+            }
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn tile(_: usize, _: &[u32], _: &[u32], _: *mut f32, _: usize, _: bool) {
+    unreachable!("gemm_bf16 runs only where available() holds")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::gemm::row_major_tables;
+
+    fn product(m: usize, n: usize, k: usize, a: &[bf16], b: &[bf16]) -> Vec<f32> {
+        let (ar, ac) = row_major_tables(m, k);
+        let (br, bc) = row_major_tables(k, n);
+        let mut c = vec![f32::NAN; m * n];
+        gemm_bf16(
+            MatRef {
+                data: a,
+                base: 0,
+                rows: &ar,
+                cols: &ac,
+            },
+            MatRef {
+                data: b,
+                base: 0,
+                rows: &br,
+                cols: &bc,
+            },
+            &mut c,
+        );
+        c
+    }
+
+    /// Small integers: every partial sum is exact, so any order gives the naive sum exactly;
+    /// shapes cover edge tiles, odd k (a padded pair), several k slices and threads.
+    #[test]
+    fn products_of_small_integers_are_exact() {
+        if !available() {
+            eprintln!("no AVX512-BF16 here: nothing to test");
+            return;
+        }
+        for &(m, n, k) in &[
+            (1, 1, 1),
+            (13, 33, 7),
+            (12, 32, 2),
+            (40, 70, 1301),
+            (300, 200, 150),
+        ] {
+            let a: Vec<bf16> = (0..m * k)
+                .map(|i| bf16::from_f32(((i * 7) % 9) as f32 - 4.0))
+                .collect();
+            let b: Vec<bf16> = (0..k * n)
+                .map(|i| bf16::from_f32(((i * 5) % 7) as f32 - 3.0))
+                .collect();
+            assert!(exact_for(&a, &b));
+            let c = product(m, n, k, &a, &b);
+            for i in 0..m {
+                for j in 0..n {
+                    let want: f64 = (0..k)
+                        .map(|p| a[i * k + p].to_f64() * b[p * n + j].to_f64())
+                        .sum();
+                    assert_eq!(c[i * n + j] as f64, want, "{m}x{n}x{k} at ({i}, {j})");
+                }
+            }
+        }
+    }
+
+    /// Each pair is added odd element first, each step rounded: (2^24 + 1) - 2^24 in that order
+    /// is 0, the other order gives 1. The kernel must add in the order the module states.
+    #[test]
+    fn pairs_add_their_odd_element_first() {
+        if !available() {
+            return;
+        }
+        let big = bf16::from_f32(16_777_216.0);
+        let one = bf16::ONE;
+        // Row of A: (2^24, 1, -2^24) over k = 3 against a column of ones: pairs (2^24, 1), (-2^24, 0).
+        let a = vec![big, one, -big];
+        let b = vec![one, one, one];
+        let c = product(1, 1, 3, &a, &b);
+        // acc = 0 + 1 (odd) + 2^24 (even) = 2^24 + 1 -> 2^24; + 0 + (-2^24) = 0.
+        assert_eq!(c, vec![0.0]);
+    }
+
+    #[test]
+    fn subnormals_and_tiny_exponents_are_refused() {
+        let tiny = bf16::from_bits(0x0001); // subnormal
+        assert!(!exact_for(&[tiny], &[bf16::ONE]));
+        let small = bf16::from_f32(2f32.powi(-60));
+        assert!(exact_for(&[small], &[bf16::from_f32(2f32.powi(-51))]));
+        assert!(!exact_for(&[small], &[bf16::from_f32(2f32.powi(-52))]));
+        // An infinity times a subnormal is infinite, times the zero the instruction reads, NaN.
+        assert!(!exact_for(
+            &[bf16::ZERO, bf16::NAN, bf16::INFINITY],
+            &[tiny]
+        ));
+        assert!(exact_for(&[], &[small]));
+    }
+}
