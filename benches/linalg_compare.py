@@ -9,6 +9,10 @@ Run through benches/linalg_compare.sh, which pins the Python packages:
     benches/linalg_compare.sh                 # every case
     benches/linalg_compare.sh dot_f32_m       # the cases whose name contains the text
     XLA_SPEC=target/release/xla-spec REPS=5 benches/linalg_compare.sh
+    benches/linalg_compare.sh "" --save benches/results/NAME.json   # also a record for the book
+
+A record (benches/record.py) holds the rows with the machine, the dates, the load and the commit;
+the book's performance page renders the committed ones (tables and a GFLOP/s-against-size plot).
 
 GFLOP/s are the best of REPS runs (default 3) after a warm-up, counting a multiply-add as two.
 """
@@ -26,6 +30,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 import linalg_peers  # noqa: E402
+import record  # noqa: E402
 
 
 def machine():
@@ -60,7 +65,15 @@ def machine():
 
 
 def main():
-    filt = sys.argv[1] if len(sys.argv) > 1 else ""
+    argv = sys.argv[1:]
+    save = None
+    if "--save" in argv:
+        i = argv.index("--save")
+        if i + 1 >= len(argv):
+            sys.exit("--save takes a file name")
+        save = argv[i + 1]
+        del argv[i:i + 2]
+    filt = argv[0] if argv else ""
     spec = os.environ.get("XLA_SPEC", os.path.join(ROOT, "target", "release", "xla-spec"))
     reps = os.environ.get("REPS", "3")
     names = [n for n, _ in linalg_peers.CASES if filt in n]
@@ -98,6 +111,13 @@ def main():
     end = datetime.datetime.now(datetime.timezone.utc)
     load1 = os.getloadavg()
     m = machine()
+    if save:
+        method = (f"GFLOP/s (a multiply-add counts two), best of {rounds} rounds alternating xla-spec "
+                  f"(`xla-spec bench`, best of {reps} runs after a warm-up) and its peers "
+                  f"(benches/linalg_peers.py: numpy {linalg_peers.np.__version__} matmul on its "
+                  f"bundled OpenBLAS, jax {getattr(linalg_peers.jax, '__version__', '(absent)')} jitted on XLA:CPU, best of "
+                  f"3 to 10 runs), case after case")
+        record.save(save, "linalg", rows, start, end, [load0[0], load1[0]], ROOT, method)
     print()
     print(f"CPU: {m.get('model', '?')} (family {m.get('cpu family', '?')}, model {m.get('model', '?')}); "
           f"{m['cpus']} CPUs; flags {m.get('flags', '')}; caches {m.get('caches', '')}")

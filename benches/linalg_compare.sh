@@ -10,4 +10,4 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check \
   numpy==2.4.6 jax==0.10.2 jaxlib==0.10.2 ml_dtypes==0.6.0 scipy==1.17.1 opt_einsum==3.4.0
-exec "$venv/bin/python" benches/linalg_compare.py "${1:-}"
+exec "$venv/bin/python" benches/linalg_compare.py "$@"

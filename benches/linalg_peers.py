@@ -72,6 +72,27 @@ def conv_case(name, n, hw, ch):
     emit(name, "jax-xla-cpu", flops, best(lambda: f(x, w).block_until_ready()), {"jax": jax.__version__})
 
 
+def conv_general_case(name, lhs, rhs, labels, pad):
+    """A convolution as HLO states it (dim_labels like `f01b_i01o->01bf`), stride 1."""
+    if jax is None:
+        return
+    l, rest = labels.split("_")
+    r, o = rest.split("->")
+    tr = str.maketrans({"b": "N", "f": "C", "i": "I", "o": "O", "0": "H", "1": "W"})
+    rng = np.random.default_rng(3)
+    x = jnp.asarray(rng.uniform(-1, 1, lhs).astype(np.float32))
+    w = jnp.asarray(rng.uniform(-1, 1, rhs).astype(np.float32))
+    f = jax.jit(lambda x, w: jax.lax.conv_general_dilated(
+        x, w, (1, 1), [(pad, pad), (pad, pad)],
+        dimension_numbers=(l.translate(tr), r.translate(tr), o.translate(tr)), precision="highest"))
+    out = f(x, w)
+    # Multiply-adds: every output element takes (window x input features) of them.
+    kin = rhs[r.index("i")]
+    window = rhs[r.index("0")] * rhs[r.index("1")]
+    flops = 2.0 * out.size * kin * window
+    emit(name, "jax-xla-cpu", flops, best(lambda: f(x, w).block_until_ready()), {"jax": jax.__version__})
+
+
 CASES = []
 for _dt, _t in (("float32", "f32"), ("float64", "f64")):
     for _s in (256, 512, 1024, 2048, 4096):
@@ -85,6 +106,15 @@ CASES += [
     ("dot_f32_batch64_128", lambda n: dot_case(n, "float32", 128, b=64)),
     ("conv_resnet56", lambda n: conv_case(n, 8, 56, 64)),
     ("conv_resnet28", lambda n: conv_case(n, 8, 28, 128)),
+    # benches/programs/cnn_train.hlo's five convolutions (src/cli/bench.rs says which is which).
+    ("conv_cnn_fwd1", lambda n: conv_general_case(n, (16, 32, 32, 32), (3, 3, 32, 64), "b01f_01io->b01f", 1)),
+    ("conv_cnn_fwd2", lambda n: conv_general_case(n, (16, 16, 16, 64), (3, 3, 64, 64), "b01f_01io->b01f", 1)),
+    ("conv_cnn_grad_input2",
+     lambda n: conv_general_case(n, (16, 16, 16, 64), (3, 3, 64, 64), "b01f_01oi->b01f", 1)),
+    ("conv_cnn_grad_kernel1",
+     lambda n: conv_general_case(n, (16, 32, 32, 32), (16, 32, 32, 64), "f01b_i01o->01bf", 1)),
+    ("conv_cnn_grad_kernel2",
+     lambda n: conv_general_case(n, (16, 16, 16, 64), (16, 16, 16, 64), "f01b_i01o->01bf", 1)),
 ]
 
 if __name__ == "__main__":

@@ -20,11 +20,14 @@ benches/programs_peers.sh, which pins the Python packages:
     benches/programs_peers.sh                 # every program
     benches/programs_peers.sh mlp             # programs whose name contains "mlp"
     XLA_SPEC=/path/to/xla-spec benches/programs_peers.sh --spec-runs 5
+    benches/programs_peers.sh --save benches/results/NAME.json   # also a record for the book
 
 Times are milliseconds. xla_execute_ms is XLA:CPU's execution alone (no argument transfer, no
 compilation); xla_compile_execute_ms is compilation plus the first execution (what a user who
 runs a module once pays, without the HLO-to-StableHLO conversion, reported as xla_convert_ms);
-xla_spec_run_ms is the whole `xla-spec run` process.
+xla_spec_run_ms is the whole `xla-spec run` process; xla_spec_eval_ms is the evaluation alone
+(`xla-spec bench --programs`, in one process on the same .npz arguments, best of --spec-runs after
+a warm-up), the figure comparable with xla_execute_ms.
 """
 
 import argparse
@@ -42,6 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(ROOT, "backends", "common"))
 sys.path.insert(0, os.path.join(HERE, "programs"))
+sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 import jax  # noqa: E402
@@ -52,6 +56,7 @@ from jax._src.lib import xla_client as xc  # noqa: E402
 jax.config.update("jax_enable_x64", True)
 
 from hlo_to_stablehlo import to_stablehlo  # noqa: E402
+import record  # noqa: E402  (benches/record.py: measurement records for the book)
 import make  # noqa: E402  (benches/programs/make.py: argument filling and the comparison)
 
 OUT_DIR = os.path.join(ROOT, "target", "bench-programs")
@@ -163,6 +168,20 @@ def run_spec(binary, hlo_path, in_path, out_path, runs, budget):
     return None, {"xla_spec_run_ms": ms(min(times)), "xla_spec_runs_ms": [ms(t) for t in times]}
 
 
+def spec_eval(binary, name, runs):
+    """Evaluation alone, in process, on the arguments this script wrote (None if it fails)."""
+    r = subprocess.run([binary, "bench", "--programs", "--json", "--filter", name, "--reps", str(runs),
+                        "--args-dir", OUT_DIR], capture_output=True, text=True, cwd=ROOT)
+    for line in r.stdout.splitlines():
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if o.get("program") == name:
+            return round(o["eval_ms"], 2)
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("filter", nargs="?", default="", help="only programs whose name contains this")
@@ -171,6 +190,7 @@ def main():
     ap.add_argument("--budget", type=float, default=30.0,
                     help="stop repeating a program's xla-spec runs once they took this many seconds")
     ap.add_argument("--no-spec", action="store_true", help="time XLA:CPU only")
+    ap.add_argument("--save", metavar="FILE", help="also write a record (benches/record.py) for the book")
     opts = ap.parse_args()
     binary = os.environ.get("XLA_SPEC", os.path.join(ROOT, "target", "release", "xla-spec"))
     if not opts.no_spec and not os.access(binary, os.X_OK):
@@ -209,6 +229,7 @@ def main():
                 row["agree"] = diff is None
                 if diff:
                     row["disagreement"] = diff
+            row["xla_spec_eval_ms"] = spec_eval(binary, name, opts.spec_runs)
             if row.get("xla_spec_run_ms") and row.get("xla_execute_ms"):
                 row["ratio"] = round(row["xla_spec_run_ms"] / row["xla_execute_ms"], 2)
             row.update({k: v for k, v in st.items() if k != "xla_spec_run_ms"})
@@ -226,16 +247,25 @@ def main():
     print(f"Best of {opts.xla_runs} XLA:CPU executions, best of up to {opts.spec_runs} xla-spec runs "
           f"(fewer past {opts.budget:g} s per program).")
     print()
-    print("| program | xla-spec run (ms) | XLA:CPU execute (ms) | XLA:CPU compile + execute (ms) | ratio run / execute | agree |")
-    print("|---|---:|---:|---:|---:|---|")
+    if opts.save:
+        method = (f"milliseconds; XLA:CPU (jaxlib {jaxlib.__version__}) executes the HLO text compiled once, "
+                  f"best of {opts.xla_runs}; xla-spec evaluates it in process (`xla-spec bench "
+                  f"--programs`) and runs it as a whole process (`xla-spec run` with .npz arguments "
+                  f"and results), best of up to {opts.spec_runs}, right after, program by program")
+        record.save(opts.save, "programs", rows, started, finished,
+                    [load_before[0], load_average()[0]], ROOT, method)
+    print("| program | xla-spec eval (ms) | xla-spec run (ms) | XLA:CPU execute (ms) | XLA:CPU compile + execute (ms) | ratio eval / execute | ratio run / execute | agree |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         def f(k):
             v = r.get(k)
             return "–" if v is None else (f"{v:.1f}" if v >= 10 else f"{v:.2f}")
         ratio = r.get("ratio")
         agree = "yes" if r.get("agree") else ("**no**" if "agree" in r else "–")
-        print(f"| {r['program']} | {f('xla_spec_run_ms')} | {f('xla_execute_ms')} | {f('xla_compile_execute_ms')} "
-              f"| {'–' if ratio is None else f'{ratio:.1f}x'} | {agree} |")
+        ev, ex = r.get("xla_spec_eval_ms"), r.get("xla_execute_ms")
+        eratio = f"{ev / ex:.1f}x" if ev and ex else "–"
+        print(f"| {r['program']} | {f('xla_spec_eval_ms')} | {f('xla_spec_run_ms')} | {f('xla_execute_ms')} "
+              f"| {f('xla_compile_execute_ms')} | {eratio} | {'–' if ratio is None else f'{ratio:.1f}x'} | {agree} |")
     bad = [r["program"] for r in rows if r.get("agree") is False or "xla_error" in r]
     if bad:
         print(f"\nfailed or disagreed: {', '.join(bad)}")

@@ -218,7 +218,9 @@ pub fn prepare(
 
     let mut pages = BTreeMap::new();
     for (path, text) in &sources {
-        let text = match super::r#gen::expand_figures(path, text) {
+        let text = match super::r#gen::expand_perf_records(root, path, text)
+            .and_then(|t| super::r#gen::expand_figures(path, &t))
+        {
             Ok(t) => t,
             Err(e) => {
                 errors.push(format!("{path}: {e}"));

@@ -32,6 +32,16 @@ pub enum Case {
         cout: i64,
         r: i64,
     },
+    /// Any 2-D convolution as HLO states it: operand dimensions, `dim_labels`, a square window
+    /// of `size` with `pad` on every side, stride 1 (the CNN program's forward and gradient
+    /// convolutions).
+    ConvGeneral {
+        lhs: [i64; 4],
+        rhs: [i64; 4],
+        labels: &'static str,
+        size: i64,
+        pad: i64,
+    },
 }
 
 /// The fixed table: (name, case at full size, scaled-down case for the naive oracle).
@@ -104,6 +114,44 @@ pub fn table() -> Vec<(&'static str, Case, Case)> {
         ("conv_resnet56", conv(8, 56, 64), conv(1, 14, 64)),
         ("conv_resnet28", conv(8, 28, 128), conv(1, 7, 128)),
     ]);
+    // The five convolutions of benches/programs/cnn_train.hlo (16x32x32x32 NHWC, 3x3, 32->64->64):
+    // two forward, the input gradient of the second (its kernel reversed, `01oi`), and the two
+    // kernel gradients, which JAX writes as convolutions of the activations with the output
+    // gradients over a 32x32 (16x16) window with batch and features swapped.
+    let general = |lhs, rhs, labels, size| Case::ConvGeneral {
+        lhs,
+        rhs,
+        labels,
+        size,
+        pad: 1,
+    };
+    v.extend([
+        (
+            "conv_cnn_fwd1",
+            general([16, 32, 32, 32], [3, 3, 32, 64], "b01f_01io->b01f", 3),
+            general([2, 8, 8, 32], [3, 3, 32, 64], "b01f_01io->b01f", 3),
+        ),
+        (
+            "conv_cnn_fwd2",
+            general([16, 16, 16, 64], [3, 3, 64, 64], "b01f_01io->b01f", 3),
+            general([2, 8, 8, 64], [3, 3, 64, 64], "b01f_01io->b01f", 3),
+        ),
+        (
+            "conv_cnn_grad_input2",
+            general([16, 16, 16, 64], [3, 3, 64, 64], "b01f_01oi->b01f", 3),
+            general([2, 8, 8, 64], [3, 3, 64, 64], "b01f_01oi->b01f", 3),
+        ),
+        (
+            "conv_cnn_grad_kernel1",
+            general([16, 32, 32, 32], [16, 32, 32, 64], "f01b_i01o->01bf", 32),
+            general([2, 8, 8, 32], [2, 8, 8, 64], "f01b_i01o->01bf", 8),
+        ),
+        (
+            "conv_cnn_grad_kernel2",
+            general([16, 16, 16, 64], [16, 16, 16, 64], "f01b_i01o->01bf", 16),
+            general([2, 8, 8, 64], [2, 8, 8, 64], "f01b_i01o->01bf", 8),
+        ),
+    ]);
     v
 }
 
@@ -148,6 +196,13 @@ impl Case {
                 cout,
                 r,
             } => format!("{ty}[{n},{hw},{hw},{cin}] conv [{r},{r},{cin},{cout}] SAME"),
+            Case::ConvGeneral {
+                lhs,
+                rhs,
+                labels,
+                size,
+                pad,
+            } => format!("f32{lhs:?} conv {rhs:?} {labels} window {size}x{size} pad {pad}"),
         }
     }
 
@@ -162,6 +217,20 @@ impl Case {
                 r,
                 ..
             } => 2.0 * (n * hw * hw * cout * cin * r * r) as f64,
+            Case::ConvGeneral { .. } => {
+                // Multiply-adds: every output element takes (window x input features) of them.
+                let p = self.prepare();
+                let Op::Conv(a) = &p.op else { return 0.0 };
+                let out = crate::shape::window::window_output_size;
+                let (ld, rd) = (p.lhs.dims(), p.rhs.dims());
+                let mut macs = (ld[a.dims.input_batch] * rd[a.dims.kernel_output_feature]) as f64
+                    * rd[a.dims.kernel_input_feature] as f64;
+                for (s, w) in a.window.dims.iter().enumerate() {
+                    let o = out(ld[a.dims.input_spatial[s]], w).unwrap_or(0);
+                    macs *= (o * w.size) as f64;
+                }
+                2.0 * macs
+            }
         }
     }
 
@@ -232,6 +301,34 @@ impl Case {
                     rhs: random_array(ty, vec![r, r, cin, cout], 4),
                     op: Op::Conv(attrs),
                     rty: ty,
+                }
+            }
+            Case::ConvGeneral {
+                lhs,
+                rhs,
+                labels,
+                size,
+                pad,
+            } => {
+                let dims = parse_dim_labels(labels).unwrap_or_else(|_| unreachable!());
+                let w = WindowDim {
+                    pad_lo: pad,
+                    pad_hi: pad,
+                    ..WindowDim::of_size(size)
+                };
+                let attrs = ConvAttrs {
+                    dims,
+                    window: Window {
+                        dims: vec![w.clone(), w],
+                    },
+                    feature_group_count: 1,
+                    batch_group_count: 1,
+                };
+                Prepared {
+                    lhs: random_array(ElementType::F32, lhs.to_vec(), 3),
+                    rhs: random_array(ElementType::F32, rhs.to_vec(), 4),
+                    op: Op::Conv(attrs),
+                    rty: ElementType::F32,
                 }
             }
         }

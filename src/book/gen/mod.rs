@@ -4,11 +4,14 @@
 //! `generated_pages` scans the sources once (every page's rule labels and runnable examples, the
 //! golden cases, the test sources) into a [`Corpus`] and writes `reference/coverage.md` and
 //! `reference/status.md` from it. `expand_figures` replaces each ```` ```figure <kind> ```` fence
-//! of a page by an inline `<svg>` drawn from the page's own example (see `figures`).
+//! of a page by an inline `<svg>` drawn from the page's own example (see `figures`), and
+//! `expand_perf_records` each ```` ```perf-record ```` fence by a measurement record's machine,
+//! table and plot (see `perf`).
 
 mod backends;
 mod coverage;
 mod figures;
+mod perf;
 mod status;
 mod svg;
 
@@ -18,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use backends::{Reports as BackendReports, mark_word};
 pub use figures::expand_figures;
+pub use perf::expand_perf_records;
 
 /// The generated pages, as (book-relative path, Markdown).
 pub fn generated_pages(root: &Path) -> crate::Result<Vec<(String, String)>> {

@@ -107,6 +107,41 @@ impl Svg {
         );
     }
 
+    /// A straight line (`dash` is an SVG dash array, empty for a solid line).
+    #[allow(clippy::too_many_arguments)]
+    pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, colour: &str, sw: f64, dash: &str) {
+        let dash = if dash.is_empty() {
+            String::new()
+        } else {
+            format!(r#" stroke-dasharray="{dash}""#)
+        };
+        let _ = write!(
+            self.body,
+            r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{colour}" stroke-width="{sw}"{dash}/>"#
+        );
+        self.grow(x1.max(x2), y1.max(y2));
+    }
+
+    /// A polyline through `points`, with a dot on each.
+    pub fn polyline(&mut self, points: &[(f64, f64)], colour: &str) {
+        let pts: Vec<String> = points
+            .iter()
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect();
+        let _ = write!(
+            self.body,
+            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"#,
+            pts.join(" ")
+        );
+        for &(x, y) in points {
+            let _ = write!(
+                self.body,
+                r#"<circle cx="{x:.1}" cy="{y:.1}" r="3" fill="{colour}"/>"#
+            );
+            self.grow(x + 3.0, y + 3.0);
+        }
+    }
+
     /// A legend row of coloured swatches at (x, y); returns the height used.
     pub fn legend(&mut self, x: f64, y: f64, items: &[(&str, &str)]) -> f64 {
         let mut cx = x;
