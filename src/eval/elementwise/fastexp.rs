@@ -23,13 +23,9 @@ const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
 const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
 
-/// Rounds to the nearest integer (ties to even) by the 1.5 * 2^52 trick, valid for |x| < 2^51:
-/// the addition rounds away the fraction. No libm call, no SSE4.1 needed.
-#[inline(always)]
-fn round_even(x: f64) -> f64 {
-    const SHIFT: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
-    (x + SHIFT) - SHIFT
-}
+/// 1.5 * 2^52: adding it to |x| < 2^51 rounds x to the nearest integer (ties to even) and leaves
+/// that integer in the low bits of the sum. No libm call, no SSE4.1 needed.
+const SHIFT: f64 = 6_755_399_441_055_744.0;
 
 /// `e^r` for |r| <= ln2/2 + a little: the Taylor polynomial of degree 13.
 #[inline(always)]
@@ -62,9 +58,14 @@ fn exp_poly(r: f64) -> f64 {
 #[inline(always)]
 pub fn exp_f64_for_f32(x: f64) -> f64 {
     let c = x.clamp(-150.0, 150.0);
-    let k = round_even(c * LOG2_E);
+    // k = c log2 e rounded to an integer (ties to even), and the integer k read from the low bits of the shifted sum
+    // (two's complement, |k| < 2^51) rather than by a float-to-integer conversion: SSE2 and AVX2
+    // have no vector conversion of F64 to i64, so `k as i64` kept the loop scalar.
+    let shifted = c * LOG2_E + SHIFT;
+    let k = shifted - SHIFT;
     let r = (c - k * LN2_HI) - k * LN2_LO;
-    let scale = f64::from_bits(((k as i64 + 1023) as u64) << 52);
+    let ki = shifted.to_bits().wrapping_sub(SHIFT.to_bits());
+    let scale = f64::from_bits(ki.wrapping_add(1023) << 52);
     let y = exp_poly(r) * scale;
     if x.is_nan() { x } else { y }
 }
