@@ -33,37 +33,6 @@ import linalg_peers  # noqa: E402
 import record  # noqa: E402
 
 
-def machine():
-    info = {}
-    try:
-        for line in open("/proc/cpuinfo"):
-            k, _, v = line.partition(":")
-            k, v = k.strip(), v.strip()
-            if k == "model name" and "model" not in info:
-                info["model"] = v
-            if k == "flags" and "flags" not in info:
-                want = ("avx2", "fma", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16")
-                info["flags"] = " ".join(f for f in want if f in v.split())
-            if k in ("cpu family", "model") and k not in info:
-                info[k] = v
-    except OSError:
-        pass
-    info["cpus"] = os.cpu_count()
-    caches = []
-    base = "/sys/devices/system/cpu/cpu0/cache"
-    for d in sorted(os.listdir(base)) if os.path.isdir(base) else []:
-        try:
-            lvl = open(f"{base}/{d}/level").read().strip()
-            ty = open(f"{base}/{d}/type").read().strip()
-            size = open(f"{base}/{d}/size").read().strip()
-            if ty != "Instruction":
-                caches.append(f"L{lvl} {size}")
-        except OSError:
-            pass
-    info["caches"] = ", ".join(caches)
-    return info
-
-
 def main():
     argv = sys.argv[1:]
     save = None
@@ -110,7 +79,7 @@ def main():
         rows.append(row)
     end = datetime.datetime.now(datetime.timezone.utc)
     load1 = os.getloadavg()
-    m = machine()
+    m = record.machine()
     if save:
         method = (f"GFLOP/s (a multiply-add counts two), best of {rounds} rounds alternating xla-spec "
                   f"(`xla-spec bench`, best of {reps} runs after a warm-up) and its peers "
@@ -119,8 +88,8 @@ def main():
                   f"3 to 10 runs), case after case")
         record.save(save, "linalg", rows, start, end, [load0[0], load1[0]], ROOT, method)
     print()
-    print(f"CPU: {m.get('model', '?')} (family {m.get('cpu family', '?')}, model {m.get('model', '?')}); "
-          f"{m['cpus']} CPUs; flags {m.get('flags', '')}; caches {m.get('caches', '')}")
+    print(f"CPU: {m['model']} (family {m['family']}, model {m['model_number']}); "
+          f"{m['cpus']} CPUs; flags {' '.join(m['flags'])}; caches {', '.join(m['caches'])}")
     print(f"Date: {start:%Y-%m-%d %H:%M}-{end:%H:%M} UTC; load average {load0[0]:.2f} at the start, "
           f"{load1[0]:.2f} at the end; best of {rounds} rounds of {reps} runs (xla-spec) and of "
           f"3 to 10 runs (peers)")

@@ -135,8 +135,9 @@ pub struct Blocks {
 }
 
 impl Blocks {
-    /// The analytical model's sizes for these caches: the B micro-panel (`KC x NR`) in half of
-    /// L1, leaving the other half to the A micro-panel and the C tile's lines; the A block
+    /// The analytical model's sizes for these caches: the B micro-panel (`KC x NR`) as large as
+    /// L1 (it is the operand reused across every A micro-panel of the block, while A's panel
+    /// and C's tile stream past it); the A block
     /// (`MC x KC`) in half of L2; the B block (`KC x NC`) in a quarter of L3, which other cores
     /// share. Each is rounded down to whole tiles and kept within sane bounds.
     pub fn for_caches(c: &Caches, mr: usize, nr: usize, elem: usize) -> Blocks {
