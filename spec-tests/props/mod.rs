@@ -6,6 +6,7 @@ mod control;
 mod drafted;
 mod elementwise;
 mod front_end;
+mod fusion;
 mod indexing;
 mod layout;
 mod linalg;
@@ -21,6 +22,7 @@ pub fn trials() -> Vec<Trial> {
     t.extend(front_end::trials());
     t.extend(layout::trials());
     t.extend(elementwise::trials());
+    t.extend(fusion::trials());
     t.extend(movement::trials());
     t.extend(reduction::trials());
     t.extend(indexing::trials());

@@ -4,12 +4,15 @@
 //! one module per op family; those modules read attributes the verifier has already checked.
 //!
 //! Values are dropped after their last use, so a long computation holds only what is still
-//! needed. Ops parallelise internally with rayon. A panic inside an op (a bug) is caught and
-//! reported as an internal error instead of aborting the caller.
+//! needed. Chains of element-wise ops on large arrays are evaluated together, tile by tile, by
+//! the same per-element code (`fused`; `RunOptions::fusion` turns it off), following a plan made
+//! once per computation. Ops parallelise internally with rayon. A panic inside an op (a bug) is
+//! caught and reported as an internal error instead of aborting the caller.
 
 pub mod collective;
 pub mod control;
 pub mod elementwise;
+pub mod fused;
 pub mod indexing;
 pub mod lanes;
 pub mod linalg;
@@ -22,7 +25,7 @@ use crate::hlo::ast::*;
 use crate::hlo::opcode::{ControlOp, MovementOp, Op};
 use crate::literal::Literal;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 pub use control::CustomCallRegistry;
@@ -42,6 +45,10 @@ pub struct RunOptions {
     pub rendezvous_timeout: Duration,
     /// Seed of the `rng` generator.
     pub seed: u64,
+    /// Whether chains of element-wise ops on large arrays are evaluated together, tile by tile
+    /// (`fused`), instead of one op at a time. The results are the same bit for bit; turning it
+    /// off gives the naive evaluation to compare with.
+    pub fusion: bool,
 }
 
 impl Default for RunOptions {
@@ -52,6 +59,7 @@ impl Default for RunOptions {
             custom_calls: Arc::new(CustomCallRegistry::with_builtins()),
             rendezvous_timeout: Duration::from_secs(10),
             seed: 42,
+            fusion: true,
         }
     }
 }
@@ -85,6 +93,9 @@ pub struct ReplicaCtx<'a> {
 pub struct Evaluator<'a> {
     pub module: &'a Module,
     pub ctx: &'a ReplicaCtx<'a>,
+    /// Each computation's evaluation plan, made on its first call (a loop body is called many
+    /// times).
+    plans: Vec<OnceLock<fused::Plan>>,
 }
 
 /// The stack of each replica's thread: room for `verify::MAX_CALL_DEPTH` nested calls (a few
@@ -172,7 +183,7 @@ pub fn run_replicated(
             outfeed: Mutex::new(vec![]),
             rng_state: Mutex::new(options.seed),
         };
-        let ev = Evaluator { module, ctx: &ctx };
+        let ev = Evaluator::new(module, &ctx);
         let result = catch_panics(|| ev.call(module.entry, a))?;
         let outfeed = std::mem::take(
             &mut *ctx
@@ -271,6 +282,32 @@ pub fn catch_panics<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
 }
 
 impl<'a> Evaluator<'a> {
+    pub fn new(module: &'a Module, ctx: &'a ReplicaCtx<'a>) -> Evaluator<'a> {
+        Evaluator {
+            module,
+            ctx,
+            plans: module
+                .computations
+                .iter()
+                .map(|_| OnceLock::new())
+                .collect(),
+        }
+    }
+
+    /// The evaluation plan of computation `id` (made on first use).
+    pub fn plan(&self, id: CompId) -> Result<&fused::Plan> {
+        let comp = self
+            .module
+            .computations
+            .get(id)
+            .ok_or_else(|| Error::internal(format!("computation {id} does not exist")))?;
+        let cell = self
+            .plans
+            .get(id)
+            .ok_or_else(|| Error::internal(format!("computation {id} has no plan slot")))?;
+        Ok(cell.get_or_init(|| fused::Plan::new(comp, self.ctx.options.fusion)))
+    }
+
     /// Evaluates computation `id` on `args` (one per parameter, in parameter-number order).
     pub fn call(&self, id: CompId, args: Vec<Literal>) -> Result<Literal> {
         let comp = self
@@ -279,17 +316,31 @@ impl<'a> Evaluator<'a> {
             .get(id)
             .ok_or_else(|| Error::internal(format!("computation {id} does not exist")))?;
         let n = comp.instructions.len();
+        let plan = self.plan(id)?;
         // Last use of each value, so it can be dropped as soon as nothing needs it.
-        let mut last_use = vec![0usize; n];
-        for (i, inst) in comp.instructions.iter().enumerate() {
-            for &o in &inst.operands {
-                last_use[o] = i;
-            }
-        }
-        last_use[comp.root] = usize::MAX;
+        let last_use = &plan.last_use;
         let mut args: Vec<Option<Literal>> = args.into_iter().map(Some).collect();
         let mut values: Vec<Option<Literal>> = vec![None; n];
         for (i, inst) in comp.instructions.iter().enumerate() {
+            match plan.role[i] {
+                fused::Role::Alone => {}
+                // Evaluated with its group, or remade by every group that reads it.
+                fused::Role::Skipped => continue,
+                fused::Role::Runs(g) => {
+                    let group = &plan.groups[g];
+                    let outs = fused::run_group(comp, group, &values)
+                        .map_err(|e| e.at(&inst.name, inst.loc))?;
+                    for (o, v) in outs {
+                        values[o] = Some(v);
+                    }
+                    for o in group.inputs() {
+                        if last_use[o] == i {
+                            values[o] = None;
+                        }
+                    }
+                    continue;
+                }
+            }
             let value = match &inst.op {
                 Op::Movement(MovementOp::Parameter(p)) => args
                     .get_mut(p.number as usize)

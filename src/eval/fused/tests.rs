@@ -1,0 +1,382 @@
+//! Which instructions fuse and which do not, and that a fused evaluation gives what the op-by-op
+//! one gives. (`spec-tests/props/fusion.rs` compares the two on random programs.)
+
+use super::*;
+use crate::eval::{RunOptions, run};
+use crate::hlo::ast::Module;
+use crate::verify::parse_and_verify;
+
+/// The entry computation's module and plan.
+fn planned(body: &str) -> (Module, Plan) {
+    let m = parse_and_verify(&format!("HloModule m\nENTRY e {{\n{body}\n}}\n")).unwrap();
+    let plan = Plan::new(m.entry(), true);
+    (m, plan)
+}
+
+fn names(m: &Module, v: impl IntoIterator<Item = usize>) -> Vec<String> {
+    v.into_iter()
+        .map(|i| m.entry().instructions[i].name.clone())
+        .collect()
+}
+
+/// Each group's members and outputs, by name.
+fn groups(body: &str) -> Vec<(Vec<String>, Vec<String>)> {
+    let (m, plan) = planned(body);
+    plan.groups
+        .iter()
+        .map(|g| (names(&m, g.members()), names(&m, g.outputs.clone())))
+        .collect()
+}
+
+fn role(body: &str, name: &str) -> Role {
+    let (m, plan) = planned(body);
+    let i = m
+        .entry()
+        .instructions
+        .iter()
+        .position(|x| x.name == name)
+        .unwrap();
+    plan.role[i]
+}
+
+fn strs(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// Runs `body` on `args` with fusion on and off; the results must be equal.
+fn same_either_way(body: &str, args: Vec<Literal>) -> Literal {
+    let m = parse_and_verify(&format!("HloModule m\nENTRY e {{\n{body}\n}}\n")).unwrap();
+    same_for(&m, args)
+}
+
+/// Runs `m` on `args` with fusion on and off: the results must have the same shapes and the
+/// same bits (any NaN matching any NaN).
+fn same_for(m: &Module, args: Vec<Literal>) -> Literal {
+    let on = run(m, args.clone(), &RunOptions::default()).unwrap().result;
+    let off = RunOptions {
+        fusion: false,
+        ..RunOptions::default()
+    };
+    let off = run(m, args, &off).unwrap().result;
+    let arrays = |l: &Literal| -> Vec<crate::literal::Array> {
+        match l {
+            Literal::Tuple(t) => t.iter().map(|x| x.as_array().unwrap().clone()).collect(),
+            _ => vec![l.as_array().unwrap().clone()],
+        }
+    };
+    for (a, b) in arrays(&on).iter().zip(arrays(&off)) {
+        assert_eq!(a.shape, b.shape);
+        for i in 0..a.len() {
+            let (x, y) = (a.data.get(i), b.data.get(i));
+            assert!(
+                x.bits_eq(&y) || (x.is_nan() && y.is_nan()),
+                "element {i}: {x:?} fused, {y:?} op by op"
+            );
+        }
+    }
+    on
+}
+
+const N: usize = MIN_ELEMENTS;
+
+fn ramp(n: usize) -> Literal {
+    Literal::vec(
+        vec![n as i64],
+        (0..n).map(|i| i as f32 * 0.25 - 100.0).collect(),
+    )
+    .unwrap()
+}
+
+const CHAIN: &str = "  p = f32[65536] parameter(0)
+  c = f32[] constant(2)
+  b = f32[65536] broadcast(c), dimensions={}
+  m = f32[65536] multiply(p, b)
+  a = f32[65536] add(m, p)
+  ROOT n = f32[65536] negate(a)";
+
+#[test]
+fn a_chain_with_a_broadcast_constant_is_one_group() {
+    assert_eq!(groups(CHAIN), vec![(strs(&["m", "a", "n"]), strs(&["n"]))]);
+    // The broadcast is read as its scalar, the members other than the last never run alone.
+    assert_eq!(role(CHAIN, "b"), Role::Skipped);
+    assert_eq!(role(CHAIN, "m"), Role::Skipped);
+    assert_eq!(role(CHAIN, "a"), Role::Skipped);
+    assert_eq!(role(CHAIN, "n"), Role::Runs(0));
+    assert_eq!(role(CHAIN, "p"), Role::Alone);
+    assert_eq!(role(CHAIN, "c"), Role::Alone);
+    let (m, plan) = planned(CHAIN);
+    let g = &plan.groups[0];
+    assert_eq!(names(&m, g.fulls.clone()), strs(&["p"]));
+    assert_eq!(names(&m, g.splats.clone()), strs(&["c"]));
+    let out = same_either_way(CHAIN, vec![ramp(N)]);
+    let v = out.as_array().unwrap().typed::<f32>().unwrap();
+    assert_eq!(v[5], -((5.0 * 0.25 - 100.0) * 3.0));
+}
+
+#[test]
+fn an_intermediate_read_by_a_non_member_before_the_end_stays_out() {
+    let body = "  p = f32[65536] parameter(0)
+  a = f32[65536] exponential(p)
+  r = f32[65536] reverse(a), dimensions={0}
+  b = f32[65536] multiply(a, a)
+  ROOT c = f32[65536] add(b, r)";
+    // `a` is needed by `reverse` before `c`, where the group runs.
+    assert_eq!(groups(body), vec![(strs(&["b", "c"]), strs(&["c"]))]);
+    assert_eq!(role(body, "a"), Role::Alone);
+    assert_eq!(role(body, "r"), Role::Alone);
+    let (m, plan) = planned(body);
+    assert_eq!(names(&m, plan.groups[0].fulls.clone()), strs(&["a", "r"]));
+    same_either_way(body, vec![ramp(N)]);
+}
+
+#[test]
+fn a_member_read_after_the_group_is_another_output() {
+    let body = "  p = f32[65536] parameter(0)
+  a = f32[65536] exponential(p)
+  b = f32[65536] negate(a)
+  r = f32[65536] reverse(a), dimensions={0}
+  ROOT t = (f32[65536], f32[65536]) tuple(b, r)";
+    assert_eq!(groups(body), vec![(strs(&["a", "b"]), strs(&["a", "b"]))]);
+    same_either_way(body, vec![ramp(N)]);
+}
+
+#[test]
+fn a_value_used_twice_inside_the_group_is_computed_once_and_not_an_output() {
+    let body = "  p = s32[65536] parameter(0)
+  a = s32[65536] multiply(p, p)
+  b = s32[65536] add(a, a)
+  ROOT c = s32[65536] subtract(b, a)";
+    assert_eq!(groups(body), vec![(strs(&["a", "b", "c"]), strs(&["c"]))]);
+    let p = Literal::vec(vec![N as i64], (0..N as i32).collect()).unwrap();
+    same_either_way(body, vec![p]);
+}
+
+#[test]
+fn the_root_is_an_output_even_when_a_later_instruction_reads_it() {
+    let body = "  p = f32[65536] parameter(0)
+  a = f32[65536] exponential(p)
+  ROOT b = f32[65536] negate(a)
+  c = f32[65536] add(a, b)";
+    // Nothing reads `c`: the op-by-op path evaluates it, as it always has.
+    assert_eq!(groups(body), vec![(strs(&["a", "b"]), strs(&["a", "b"]))]);
+    assert_eq!(role(body, "c"), Role::Alone);
+    same_either_way(body, vec![ramp(N)]);
+}
+
+#[test]
+fn different_dimensions_make_different_groups() {
+    let body = "  p = f32[256,256] parameter(0)
+  a = f32[256,256] exponential(p)
+  b = f32[256,256] negate(a)
+  r = f32[65536] reshape(b)
+  c = f32[65536] sqrt(r)
+  ROOT d = f32[65536] abs(c)";
+    assert_eq!(
+        groups(body),
+        vec![
+            (strs(&["a", "b"]), strs(&["b"])),
+            (strs(&["c", "d"]), strs(&["d"]))
+        ]
+    );
+    let p = Literal::vec(vec![256, 256], vec![0.5f32; N]).unwrap();
+    same_either_way(body, vec![p]);
+}
+
+#[test]
+fn small_arrays_are_left_op_by_op() {
+    let body = "  p = f32[65535] parameter(0)
+  a = f32[65535] exponential(p)
+  ROOT b = f32[65535] negate(a)";
+    assert!(groups(body).is_empty());
+    assert_eq!(role(body, "a"), Role::Alone);
+}
+
+#[test]
+fn non_elementwise_ops_are_never_members() {
+    let body = "  p = f32[65536] parameter(0)
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  r = f32[65536] rng(lo, hi), distribution=rng_uniform
+  a = f32[65536] add(p, r)
+  z = f32[] constant(0)
+  s = f32[] reduce(a, z), dimensions={0}, to_apply=sum
+  sb = f32[65536] broadcast(s), dimensions={}
+  ROOT b = f32[65536] multiply(a, sb)";
+    let body = body.to_string();
+    let m = parse_and_verify(&format!(
+        "HloModule m\nsum {{\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}}\nENTRY e {{\n{body}\n}}\n"
+    ))
+    .unwrap();
+    let plan = Plan::new(m.entry(), true);
+    let got: Vec<(Vec<String>, Vec<String>)> = plan
+        .groups
+        .iter()
+        .map(|g| (names(&m, g.members()), names(&m, g.outputs.clone())))
+        .collect();
+    // `a` is read by the reduce before `b`: each is a lone op; only `b` (with its broadcast
+    // operand) is worth a group.
+    assert_eq!(got, vec![(strs(&["b"]), strs(&["b"]))]);
+    let rng = m.entry().instructions.iter().position(|i| i.name == "r");
+    assert_eq!(plan.role[rng.unwrap()], Role::Alone);
+}
+
+#[test]
+fn readers_of_one_array_share_a_group() {
+    let body = "  p = f32[65536] parameter(0)
+  q = f32[65536] parameter(1)
+  a = f32[65536] add(p, q)
+  b = f32[65536] multiply(p, q)
+  ROOT t = (f32[65536], f32[65536]) tuple(a, b)";
+    assert_eq!(groups(body), vec![(strs(&["a", "b"]), strs(&["a", "b"]))]);
+    same_either_way(body, vec![ramp(N), ramp(N)]);
+}
+
+#[test]
+fn integer_iotas_are_generated_float_iotas_read() {
+    let body = "  i = u32[65536] iota(), iota_dimension=0
+  j = f32[65536] iota(), iota_dimension=0
+  c = f32[65536] convert(i)
+  ROOT s = f32[65536] add(c, j)";
+    assert_eq!(groups(body), vec![(strs(&["c", "s"]), strs(&["s"]))]);
+    assert_eq!(role(body, "i"), Role::Skipped);
+    assert_eq!(role(body, "j"), Role::Alone);
+    same_either_way(body, vec![]);
+    // A second dimension: the value repeats along the later ones and wraps at the size.
+    let body = "  i = s8[300,300] iota(), iota_dimension=0
+  j = s8[300,300] iota(), iota_dimension=1
+  ROOT s = s8[300,300] add(i, j)";
+    assert_eq!(groups(body).len(), 1);
+    same_either_way(body, vec![]);
+}
+
+#[test]
+fn dynamic_dimensions_are_left_op_by_op() {
+    let body = "  p = f32[<=65536] parameter(0)
+  a = f32[<=65536] exponential(p)
+  ROOT b = f32[<=65536] negate(a)";
+    assert!(groups(body).is_empty());
+}
+
+#[test]
+fn scalar_select_predicates_and_clamp_bounds_are_read_as_scalars() {
+    let body = "  p = f32[65536] parameter(0)
+  k = pred[] parameter(1)
+  lo = f32[] constant(-3)
+  hi = f32[] constant(5)
+  n = f32[65536] negate(p)
+  s = f32[65536] select(k, p, n)
+  ROOT c = f32[65536] clamp(lo, s, hi)";
+    let (m, plan) = planned(body);
+    assert_eq!(plan.groups.len(), 1);
+    assert_eq!(
+        names(&m, plan.groups[0].scalars.clone()),
+        strs(&["k", "lo", "hi"])
+    );
+    for k in [true, false] {
+        same_either_way(body, vec![ramp(N), Literal::scalar(k)]);
+    }
+}
+
+#[test]
+fn layouts_do_not_change_which_element_is_which() {
+    // Literals hold elements in logical order whatever the layout.
+    let body = "  p = f32[256,300]{0,1} parameter(0)
+  q = f32[256,300]{1,0} parameter(1)
+  a = f32[256,300]{1,0} subtract(p, q)
+  ROOT b = f32[256,300]{0,1} multiply(a, p)";
+    assert_eq!(groups(body).len(), 1);
+    let n = 256 * 300;
+    let p = Literal::vec(vec![256, 300], (0..n).map(|i| i as f32).collect()).unwrap();
+    let q = Literal::vec(vec![256, 300], (0..n).map(|i| (i % 7) as f32).collect()).unwrap();
+    let (mut p, mut q) = (p.into_array().unwrap(), q.into_array().unwrap());
+    p.shape.layout = Some(crate::shape::Layout::new(vec![0, 1]));
+    q.shape.layout = Some(crate::shape::Layout::new(vec![1, 0]));
+    same_either_way(body, vec![Literal::Array(p), Literal::Array(q)]);
+}
+
+#[test]
+fn with_fusion_off_every_instruction_runs_alone() {
+    let (m, _) = planned(CHAIN);
+    let plan = Plan::new(m.entry(), false);
+    assert!(plan.groups.is_empty());
+    assert!(plan.role.iter().all(|r| *r == Role::Alone));
+}
+
+#[test]
+fn a_loop_body_is_planned_once_and_fused_on_every_iteration() {
+    let m = parse_and_verify(
+        "HloModule m
+cond {
+  s = (s32[], f32[70000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[70000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[70000] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  h = f32[] constant(0.5)
+  hb = f32[70000] broadcast(h), dimensions={}
+  y = f32[70000] multiply(x, hb)
+  z = f32[70000] add(y, x)
+  ROOT t = (s32[], f32[70000]) tuple(j, z)
+}
+ENTRY e {
+  x = f32[70000] parameter(0)
+  zero = s32[] constant(0)
+  t = (s32[], f32[70000]) tuple(zero, x)
+  ROOT w = (s32[], f32[70000]) while(t), condition=cond, body=body
+}
+",
+    )
+    .unwrap();
+    let body = m.computation_by_name("body").unwrap();
+    assert_eq!(Plan::new(&m.computations[body], true).groups.len(), 1);
+    same_for(&m, vec![ramp(70000)]);
+}
+
+/// A member's error names that member, as the op-by-op path would. (No verified module makes an
+/// element-wise op fail, so the group is handed an input of the wrong type.)
+#[test]
+fn a_members_error_names_it() {
+    let (m, plan) = planned(CHAIN);
+    let comp = m.entry();
+    let mut values: Vec<Option<Literal>> = vec![None; comp.instructions.len()];
+    let idx = |n: &str| comp.instructions.iter().position(|i| i.name == n).unwrap();
+    values[idx("p")] = Some(Literal::vec(vec![N as i64], vec![1i32; N]).unwrap());
+    values[idx("c")] = Some(Literal::scalar(2.0f32));
+    let e = run_group(comp, &plan.groups[0], &values).unwrap_err();
+    assert_eq!(e.instruction.as_deref(), Some("m"), "{e}");
+}
+
+#[test]
+fn broadcasts_of_small_arrays_are_gathered_large_ones_read() {
+    let body = "  p = f32[256,300] parameter(0)
+  bias = f32[300] parameter(1)
+  rows = s32[256,1] parameter(2)
+  b = f32[256,300] broadcast(bias), dimensions={1}
+  r = s32[256,300] broadcast(rows), dimensions={0,1}
+  c = f32[256,300] convert(r)
+  a = f32[256,300] add(p, b)
+  ROOT m = f32[256,300] multiply(a, c)";
+    assert_eq!(groups(body), vec![(strs(&["c", "a", "m"]), strs(&["m"]))]);
+    assert_eq!(role(body, "b"), Role::Skipped);
+    assert_eq!(role(body, "r"), Role::Skipped);
+    let n = 256 * 300;
+    let p = Literal::vec(vec![256, 300], (0..n).map(|i| i as f32 * 0.5).collect()).unwrap();
+    let bias = Literal::vec(vec![300], (0..300).map(|i| i as f32 - 7.0).collect()).unwrap();
+    let rows = Literal::vec(vec![256, 1], (0..256).map(|i| i * 3 - 11).collect()).unwrap();
+    same_either_way(body, vec![p, bias, rows]);
+    // An operand more than an eighth of the result's size is read as an array.
+    let body = "  p = f32[256,300] parameter(0)
+  q = f32[64,300] parameter(1)
+  b = f32[4,64,300] broadcast(q), dimensions={1,2}
+  r = f32[4,64,300] reshape(p)
+  a = f32[4,64,300] add(r, b)
+  ROOT m = f32[4,64,300] multiply(a, a)";
+    let (m, plan) = planned(body);
+    assert_eq!(names(&m, plan.groups[0].fulls.clone()), strs(&["r", "b"]));
+}
