@@ -1,7 +1,7 @@
 //! Criterion benchmarks for the numerics ops through the whole evaluator (parse once, then
 //! `eval::run` per iteration, argument conversion included): a 1024×1024 Cholesky in F32 and F64
 //! (blocked over the GEMM), a 1024×1024 left triangular solve with 256 right-hand sides, and a
-//! 2^20-point C64 FFT (radix 2) next to a prime-length one (Bluestein), which shows the
+//! 2^20-point C64 FFT (radix 4, four-step) next to a prime-length one (Bluestein), which shows the
 //! O(n log n) cost holds for every length.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -89,7 +89,7 @@ fn factorisations(c: &mut Criterion) {
 fn ffts(c: &mut Criterion) {
     let mut g = c.benchmark_group("numerics");
     g.sample_size(10);
-    // 2^20 (radix 2) and the prime 1048573 (Bluestein).
+    // 2^20 (radix 4, four-step) and the prime 1048573 (Bluestein).
     for n in [1usize << 20, 1_048_573] {
         let m = module(&format!(
             "HloModule m\nENTRY e {{\n  x = c64[{n}] parameter(0)\n  ROOT f = c64[{n}] fft(x), fft_type=FFT, fft_length={{{n}}}\n}}\n"
