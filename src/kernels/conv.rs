@@ -205,7 +205,7 @@ where
         // copied as runs; zeros over padding), then the block is laid into the panel's
         // column-major order a cache line at a time (`gemm::gather`): written straight into the
         // panel, every element would land `mr` apart.
-        let mut block = vec![T::zero(); h * kcb];
+        let mut block = super::scratch::Scratch::filled(h * kcb, T::zero());
         for (ii, row) in block.chunks_exact_mut(kcb).enumerate() {
             let r = r0 + ii;
             let (b, p) = (r / self.p_count, r % self.p_count);
@@ -232,8 +232,11 @@ where
                 q += len;
             }
         }
-        let rows: Vec<&[T]> = block.chunks_exact(kcb).collect();
-        super::gemm::gather(&rows, kcb, panel, mr, &|x| x);
+        let mut rows: [&[T]; super::gemm::GATHER_ROWS] = [&[]; super::gemm::GATHER_ROWS];
+        for (r, run) in rows.iter_mut().zip(block.chunks_exact(kcb)) {
+            *r = run;
+        }
+        super::gemm::gather(&rows[..h], kcb, panel, mr, &|x| x);
     }
 }
 

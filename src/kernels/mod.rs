@@ -7,6 +7,7 @@ pub mod factor;
 pub mod gemm;
 pub mod pages;
 pub mod pool;
+pub mod scratch;
 
 use crate::literal::{C64, C128};
 use half::{bf16, f16};

@@ -123,7 +123,7 @@ pub fn gemm_bf16(a: MatRef<bf16>, b: MatRef<bf16>, c: &mut [f32]) {
         let kcb = kc.min(k - pc);
         let kp = kcb.div_ceil(2);
         // B panels: pair q, column jj at [q * NR + jj].
-        let mut bpack = vec![0u32; npanels * NR * kp];
+        let mut bpack = crate::kernels::scratch::Scratch::filled(npanels * NR * kp, 0u32);
         crate::kernels::pool::for_each_chunk(&mut bpack, NR * kp, &|off, panel| {
             let j0 = off / kp;
             let w = NR.min(n - j0);
@@ -160,7 +160,7 @@ pub fn gemm_bf16(a: MatRef<bf16>, b: MatRef<bf16>, c: &mut [f32]) {
             let i0 = off / n;
             let mcb = cblock.len() / n;
             let mpanels = mcb.div_ceil(MR);
-            let mut apack = vec![0u32; mpanels * MR * kp];
+            let mut apack = crate::kernels::scratch::Scratch::filled(mpanels * MR * kp, 0u32);
             for (ip, panel) in apack.chunks_mut(MR * kp).enumerate() {
                 for ii in 0..MR.min(mcb - ip * MR) {
                     let i = i0 + ip * MR + ii;

@@ -39,6 +39,7 @@ pub mod bf16;
 pub mod simd;
 
 use super::cache::{self, Caches};
+use super::scratch::Scratch;
 use simd::{KernelFn, RowDotFn, ScalarOps, VecMatFn};
 
 /// Which micro-kernel ran: tests and benchmarks report it.
@@ -226,11 +227,24 @@ impl<T: GemmElem> MicroKernel<T> {
 
     /// The same kernel with the smallest tile that covers `m` rows, when `m` is less than a full
     /// tile and a smaller instance exists; otherwise this kernel.
+    /// With a few tiles of rows, the instance (at least half as tall as this one) that pads the
+    /// rows least: 16 rows are two tiles of 8, not a tile of 12 and a tile of 4 padded to 12,
+    /// which would compute a third more than needed.
     pub fn for_rows(&self, m: usize) -> MicroKernel<T> {
-        match self.small.iter().find(|&&(mr, _)| mr >= m && mr < self.mr) {
-            Some(&(mr, f)) => MicroKernel { mr, f, ..*self },
-            None => *self,
+        if m > FEW_ROWS_TILES * self.mr {
+            return *self;
         }
+        if let Some(&(mr, f)) = self.small.iter().find(|&&(mr, _)| mr >= m && mr < self.mr) {
+            return MicroKernel { mr, f, ..*self };
+        }
+        let padded = |mr: usize| m.div_ceil(mr) * mr;
+        let mut best = *self;
+        for &(mr, f) in self.small.iter().rev() {
+            if 2 * mr >= self.mr && padded(mr) < padded(best.mr) {
+                best = MicroKernel { mr, f, ..*self };
+            }
+        }
+        best
     }
 }
 
@@ -466,7 +480,7 @@ pub(crate) fn gather<S: Copy, T>(
 }
 
 /// Runs gathered side by side at most (the tallest tile).
-const GATHER_ROWS: usize = 32;
+pub(crate) const GATHER_ROWS: usize = 32;
 
 /// Copies the `h x w` block at `(r0, c0)` of `m`, converted, to `dst[i * di + j * dj]`. A view
 /// with a unit stride is read by contiguous runs; any other goes through its tables.
@@ -623,10 +637,13 @@ where
     FB: Fn(SB) -> T + Sync,
 {
     assert!(a.in_bounds(), "gemm: inconsistent operands");
-    let (m, n) = (a.rows.len(), b.cols.len());
+    let (m, n, k) = (a.rows.len(), b.cols.len(), a.cols.len());
     if !kernel.rowdot.is_empty()
         && n > 0
         && n <= ROWDOT_MAX_COLS
+        && (n <= ROWDOT_ALWAYS_COLS
+            || k >= ROWDOT_LONG_K
+            || 5 * n.div_ceil(kernel.nr) * kernel.nr > 6 * n)
         && m > n
         && c.len() == m * n
         && b.in_bounds()
@@ -656,10 +673,23 @@ where
     gemm_packed(kernel, &Converted::new(a, conv_a), b, conv_b, c)
 }
 
-/// Products with at most this many columns run as row dot products (`rowdot`) when A's rows
-/// can be read in place: each element of A then serves so few multiply-adds that packing A into
-/// panels (a transposition) would cost more than the product.
+/// Products with at most this many columns can run as row dot products (`rowdot`) when A's
+/// rows can be read in place: each element of A then serves so few multiply-adds that packing A
+/// into panels (a transposition) may cost more than the product. Up to `ROWDOT_ALWAYS_COLS`
+/// they always do; above it only for a long shared dimension (each row-dot block ends in
+/// horizontal sums, a cost per output that a short `k` does not amortise) or when the columns
+/// would leave a fifth of the tiles' lanes empty. (Measured on a Zen 4: 128 x 64 x 128 ran at
+/// half the tiled path's speed as row dots, 4096 x 32 x 4096 a fifth faster.)
 const ROWDOT_MAX_COLS: usize = 64;
+const ROWDOT_ALWAYS_COLS: usize = 16;
+const ROWDOT_LONG_K: usize = 2048;
+
+/// Products of at most this many multiply-adds (`m n k`) run on the calling thread: waking the
+/// pool costs more than it saves. The few-row plan splits columns with no barrier between its
+/// tasks, so it pays off sooner (a 16 x 256 x 256 step of a scanned RNN ran a fifth faster on
+/// two threads) than the row plan, whose tasks wait for the shared packed B.
+const SMALL_ROWS_PLAN: usize = 1 << 21;
+const SMALL_COLUMNS_PLAN: usize = 1 << 19;
 
 /// Rows of A a row-dot task takes at a time: they stay in L2 while every column block passes.
 const ROWDOT_ROWS: usize = 16;
@@ -694,14 +724,14 @@ fn rowdot<SB, T, FB>(
         packed += rd.cols * k;
         j0 += w;
     }
-    let mut bt = vec![T::zero(); packed];
+    let mut bt = Scratch::filled(packed, T::zero());
     let bview = b.t();
     let bst = bview.strided();
     for &(j0, w, _, off) in &blocks {
         pack_block(&bview, bst, (j0, w), (0, k), &mut bt[off..], k, 1, conv_b);
     }
     let bt = &bt;
-    let small = m.saturating_mul(n).saturating_mul(k) <= (1 << 21);
+    let small = m.saturating_mul(n).saturating_mul(k) <= SMALL_ROWS_PLAN;
     let threads = if small { 1 } else { super::pool::threads() };
     let rows_per = m.div_ceil(threads).div_ceil(ROWDOT_ROWS) * ROWDOT_ROWS;
     let run = |(t, out): (usize, &mut [T])| {
@@ -901,11 +931,18 @@ where
     // C for little work.
     kern.kc = k.div_ceil(k.div_ceil(kern.kc.max(1)));
     let bst = b.strided();
+    let pool = super::pool::threads();
+    let few_rows = m.div_ceil(kern.mr) < 2 * pool || m <= FEW_ROWS_TILES * kern.mr;
     // Small products run on the calling thread (batched dots parallelise over the batch
     // instead).
-    let small = m.saturating_mul(n).saturating_mul(k) <= (1 << 21);
-    let threads = if small { 1 } else { super::pool::threads() };
-    if m.div_ceil(kern.mr) < 2 * threads || m <= FEW_ROWS_TILES * kern.mr {
+    let limit = if few_rows {
+        SMALL_COLUMNS_PLAN
+    } else {
+        SMALL_ROWS_PLAN
+    };
+    let small = m.saturating_mul(n).saturating_mul(k) <= limit;
+    let threads = if small { 1 } else { pool };
+    if few_rows {
         by_columns(&kern, a, &b, bst, &conv_b, c, threads);
     } else {
         by_rows(&kern, a, &b, bst, &conv_b, c, threads);
@@ -933,14 +970,13 @@ fn by_rows<SB, T, PA, FB>(
     let MicroKernel { mr, nr, kc, nc, .. } = *kern;
     let blocks = m.div_ceil(kern.mc).div_ceil(threads) * threads;
     let mc = m.div_ceil(blocks).div_ceil(mr) * mr;
-    let mut bpack: Vec<T> = vec![];
+    let mut bpack: Scratch<T> = Scratch::filled(0, T::zero());
     for jc in (0..n).step_by(nc) {
         let ncb = nc.min(n - jc);
         let npanels = ncb.div_ceil(nr);
         for pc in (0..k).step_by(kc) {
             let kcb = kc.min(k - pc);
-            bpack.clear();
-            bpack.resize(npanels * nr * kcb, T::zero());
+            bpack.refill(npanels * nr * kcb, T::zero());
             // Each thread packs a contiguous range of panels.
             let per = npanels.div_ceil(threads);
             let pack_b = |(t, out): (usize, &mut [T])| {
@@ -958,7 +994,7 @@ fn by_rows<SB, T, PA, FB>(
                 let i0 = ib * mc;
                 let mcb = cblock.len() / n;
                 let mpanels = mcb.div_ceil(mr);
-                let mut apack = vec![T::zero(); mpanels * mr * kcb];
+                let mut apack = Scratch::filled(mpanels * mr * kcb, T::zero());
                 let mut tmp = vec![T::zero(); mr * nr];
                 for (ip, panel) in apack.chunks_mut(mr * kcb).enumerate() {
                     let r0 = i0 + ip * mr;
@@ -1056,11 +1092,21 @@ fn by_columns<SB, T, PA, FB>(
         super::pool::run_tasks(tasks, &task);
         return;
     }
+    // Packed B panels are made a group at a time: a row-major B is then read in runs of the
+    // group's width, where one panel at a time would read `nr` elements from each of `kc` rows
+    // a whole row apart (a page apart for wide B), which the hardware prefetcher does not follow.
+    // The group takes half of L2, beside the A panels.
+    let group = (cache::detect().l2 / 2 / (nr * kc * std::mem::size_of::<T>()).max(1)).max(1);
     let task = |t: usize| {
         let (p0, p1) = (t * panels / tasks, (t + 1) * panels / tasks);
         let mpanels = m.div_ceil(mr);
-        let mut apack = vec![T::zero(); mpanels * mr * kc];
-        let mut bp = vec![T::zero(); nr * kc];
+        let mut apack = Scratch::filled(mpanels * mr * kc, T::zero());
+        let panels_kept = if direct.is_some() {
+            1
+        } else {
+            group.min(p1 - p0)
+        };
+        let mut bp = Scratch::filled(nr * kc * panels_kept, T::zero());
         let mut tmp = vec![T::zero(); mr * nr];
         for pc in (0..k).step_by(kc) {
             let kcb = kc.min(k - pc);
@@ -1069,24 +1115,34 @@ fn by_columns<SB, T, PA, FB>(
                 let r0 = ip * mr;
                 a.pack(r0, mr.min(m - r0), pc, kcb, mr, panel);
             }
+            let mut packed = (0, 0);
             for jp in p0..p1 {
                 let j0 = jp * nr;
                 let w = nr.min(n - j0);
                 // A full panel of a row-major B of the accumulator's type is read where it is:
                 // each of its elements is used by these few rows only, so a packed copy would
-                // cost as much as the product. Others are packed, just before their use.
+                // cost as much as the product. Others are packed, a group just before its use.
                 let panel = match direct {
                     Some((data, s)) if w == nr => {
                         // In bounds: rows pc..pc+kcb and columns j0..j0+nr are elements of B,
                         // whose every element `in_bounds` proved inside `data`.
                         (data[s.origin + pc * s.rs + j0..].as_ptr(), s.rs)
                     }
-                    _ => {
-                        if w < nr {
-                            bp.iter_mut().for_each(|x| *x = T::zero());
-                        }
+                    Some(_) => {
+                        bp.iter_mut().for_each(|x| *x = T::zero());
                         pack_block(b, bst, (pc, kcb), (j0, w), &mut bp, nr, 1, conv_b);
                         (bp.as_ptr(), nr)
+                    }
+                    None => {
+                        if !(packed.0..packed.1).contains(&jp) {
+                            packed = (jp, (jp + group).min(p1));
+                            let len = (packed.1 - packed.0) * nr * kcb;
+                            if packed.1 * nr > n {
+                                bp[..len].iter_mut().for_each(|x| *x = T::zero());
+                            }
+                            pack_b_panels(b, bst, (pc, kcb), (0, n), packed, nr, &mut bp, conv_b);
+                        }
+                        (bp[(jp - packed.0) * nr * kcb..].as_ptr(), nr)
                     }
                 };
                 // SAFETY: columns j0..j0+w of every row of C belong to this task alone (its
@@ -1286,6 +1342,14 @@ mod tests {
             (130, 64, 77),
             (70, 17, 40),
             (96, 300, 65),
+            // Two tiles of 8 rows on two threads; B packed a group of panels at a time, several
+            // groups and a partial panel; row dots for a long k, for many empty lanes, and not
+            // for a short k.
+            (16, 256, 256),
+            (20, 1100, 300),
+            (40, 33, 2100),
+            (200, 24, 30),
+            (200, 32, 30),
         ];
         for kern in MicroKernel::<f32>::available() {
             for &shape in &shapes {
