@@ -37,7 +37,7 @@ pub fn trials() -> Vec<Trial> {
                 "prop::linalg::conv_fast_matches_oracle_{}",
                 kernel_tag(kind)
             ),
-            move || run(24, move |r| conv_case(r, kind)),
+            move || run(48, move |r| conv_case(r, kind)),
         ));
     }
     t
@@ -309,6 +309,20 @@ fn conv_case(r: &mut Rng, kind: KernelKind) -> Result<(), TestCaseError> {
             .chain(1..rank - 1)
             .collect();
     }
+    // A quarter of the cases are shaped like a kernel gradient: the batch innermost in the
+    // input, eight or more of it, one group, and half of those with a position-major
+    // (`01bf`) output, which the GEMM fills directly in that form.
+    let kernel_gradient = r.rng().next_u32().is_multiple_of(4);
+    if kernel_gradient {
+        let at = lp.iter().position(|&d| d == rank - 1).unwrap_or(0);
+        lp.swap(0, at);
+        if r.rng().next_u32().is_multiple_of(2) {
+            op = [rank - 2, rank - 1]
+                .into_iter()
+                .chain(0..rank - 2)
+                .collect();
+        }
+    }
     let cd = ConvDims {
         input_batch: lp[0],
         input_feature: lp[1],
@@ -320,7 +334,7 @@ fn conv_case(r: &mut Rng, kind: KernelKind) -> Result<(), TestCaseError> {
         output_feature: op[1],
         output_spatial: op[2..].to_vec(),
     };
-    let groups = range(r, 1, 3);
+    let groups = if kernel_gradient { 1 } else { range(r, 1, 3) };
     let batch_grouped = r.rng().next_u32().is_multiple_of(3);
     let (fgc, bgc) = if batch_grouped {
         (1, groups)
@@ -330,7 +344,11 @@ fn conv_case(r: &mut Rng, kind: KernelKind) -> Result<(), TestCaseError> {
     let k_in = range(r, 1, 4);
     let out_f = groups * range(r, 1, 3);
     let in_f = k_in * fgc;
-    let batch = bgc * range(r, 1, 3);
+    let batch = if kernel_gradient {
+        range(r, 8, 21)
+    } else {
+        bgc * range(r, 1, 3)
+    };
     let big = if n == 1 {
         67
     } else if n == 2 {

@@ -167,6 +167,10 @@ pub fn for_each_index(sizes: &[usize], mut f: impl FnMut(&[usize])) {
     }
 }
 
+/// Batch sizes from which a batch-innermost input is read in position x batch row order: with
+/// fewer, a panel's rows would span several positions and its copies be too short to pay.
+const BATCH_MINOR_MIN: usize = 8;
+
 /// Marks a window position over padding or a dilation hole in `Patches::spatial`.
 const NONE: usize = usize::MAX;
 
@@ -186,6 +190,10 @@ struct Patches<'a, S, F> {
     batch_stride: usize,
     feature_stride: usize,
     rows: usize,
+    /// Rows ordered position major, batch minor (`r = position x batch + batch element`), for
+    /// an input whose batch dimension is its innermost (`batch_stride == 1`): a panel's rows
+    /// are then neighbours in memory at every column. `None`: batch major.
+    batch_minor: Option<usize>,
 }
 
 impl<S, T, F> PackA<T> for Patches<'_, S, F>
@@ -201,6 +209,30 @@ where
         self.kpos_count * self.k_in
     }
     fn pack(&self, r0: usize, h: usize, pc: usize, kcb: usize, mr: usize, panel: &mut [T]) {
+        if let Some(batch) = self.batch_minor {
+            // The panel's rows, in runs of one position (consecutive batch elements, adjacent
+            // in the input): each column of a run is one contiguous copy into the panel, which
+            // is column-major (`mr` values per column), so nothing needs transposing.
+            let mut i0 = 0;
+            while i0 < h {
+                let r = r0 + i0;
+                let (p, b0) = (r / batch, r % batch);
+                let len = (batch - b0).min(h - i0);
+                let sp = &self.spatial[p * self.kpos_count..(p + 1) * self.kpos_count];
+                for (j, col) in panel.chunks_exact_mut(mr).take(kcb).enumerate() {
+                    let q = pc + j;
+                    let off = sp[q / self.k_in];
+                    if off != NONE {
+                        let src = self.base + off + (q % self.k_in) * self.feature_stride + b0;
+                        for (d, &x) in col[i0..i0 + len].iter_mut().zip(&self.lhs[src..src + len]) {
+                            *d = (self.conv)(x);
+                        }
+                    }
+                }
+                i0 += len;
+            }
+            return;
+        }
         // Each row of the patch block is built contiguously first (runs of input features,
         // copied as runs; zeros over padding), then the block is laid into the panel's
         // column-major order a cache line at a time (`gemm::gather`): written straight into the
@@ -280,12 +312,18 @@ where
     T: GemmElem,
     F: Fn(S) -> T + Sync,
 {
-    // Input features far apart in memory (a kernel gradient's convolution reads the batch as
-    // its features) would make every element of the patch gather a cache miss: copy the input
-    // once into batch, spatial..., feature order first, where each window position's features
-    // are one contiguous run.
+    // A kernel gradient's convolution reads the batch as its features and the features as its
+    // batch, so its input's batch dimension is innermost: then the patch rows go position
+    // major, batch minor, and a panel's rows are adjacent input elements (`batch_minor`).
+    // Other inputs with features far apart in memory would make every element of the patch
+    // gather a cache miss: they are copied once into batch, spatial..., feature order first,
+    // where each window position's features are one contiguous run.
+    let batch_minor = geom.lhs_batch_stride == 1
+        && geom.lhs_feature_stride != 1
+        && geom.out_batch >= BATCH_MINOR_MIN
+        && geom.groups() == 1;
     let relaid;
-    let (lhs, geom) = if geom.lhs_feature_stride != 1 && geom.in_features > 1 {
+    let (lhs, geom) = if !batch_minor && geom.lhs_feature_stride != 1 && geom.in_features > 1 {
         let (copy, g) = feature_minor(geom, lhs);
         relaid = (copy, g);
         (&relaid.0[..], &relaid.1)
@@ -326,7 +364,23 @@ where
         }
         ok && (g.out_batch <= 1 || g.out_batch_stride == s)
     };
-    let direct = groups == 1 && spatial_row_major;
+    // The same for rows in position x batch order: C is [position, batch, feature].
+    let position_major = {
+        let mut s = g.k_out * g.out_batch;
+        let mut ok =
+            g.out_feature_stride == 1 && (g.out_batch <= 1 || g.out_batch_stride == g.k_out);
+        for i in (0..g.out_spatial.len()).rev() {
+            ok &= g.out_spatial[i] <= 1 || g.out_spatial_strides[i] == s;
+            s *= g.out_spatial[i];
+        }
+        ok
+    };
+    let direct = groups == 1
+        && if batch_minor {
+            position_major
+        } else {
+            spatial_row_major
+        };
     // Per output position and window position, the spatial offset of the input element the
     // window reads there, or `NONE` over padding and dilation holes.
     let mut spatial = vec![NONE; p_count * kpos_count];
@@ -368,6 +422,7 @@ where
             batch_stride: g.lhs_batch_stride,
             feature_stride: g.lhs_feature_stride,
             rows,
+            batch_minor: batch_minor.then_some(g.out_batch),
         };
         let bcols: Vec<usize> = (0..og).map(|o| (grp * og + o) * g.rhs_out_stride).collect();
         let bm = MatRef {
@@ -388,7 +443,12 @@ where
                         .zip(&g.out_spatial_strides)
                         .map(|(&x, &s)| x * s)
                         .sum();
-                    let crow = &c[(ob * p_count + p) * og..(ob * p_count + p + 1) * og];
+                    let row = if batch_minor {
+                        p * g.out_batch + ob
+                    } else {
+                        ob * p_count + p
+                    };
+                    let crow = &c[row * og..(row + 1) * og];
                     for (f, &v) in crow.iter().enumerate() {
                         out[ob_off + sp + (grp * og + f) * g.out_feature_stride] = v;
                     }
