@@ -16,6 +16,7 @@ mod binary;
 pub mod compare;
 pub(crate) mod convert;
 pub mod fastexp;
+pub mod fasttrig;
 pub mod math;
 mod unary;
 
@@ -152,6 +153,30 @@ where
 {
     crate::kernels::pool::fill_fresh(x.len(), chunk(x.len()), &|start, dst| {
         lanes::run1(dst, &x[start..], &f)
+    })
+    .into()
+}
+
+/// `map1` for a function whose branch-free form `f` is right on all but a few arguments, for
+/// which `fix` gives the value (and `None` for the rest). `f` runs over each chunk first, in the
+/// vectorised loop; a scalar pass then overwrites the few, so no call to the slow form sits in
+/// the loop that vectorises (`fasttrig`).
+#[inline]
+pub fn map1_fix<T, U, F, G>(x: &[T], f: F, fix: G) -> Buf<U>
+where
+    T: Copy + Sync,
+    U: Copy + Send,
+    F: Fn(T) -> U + Sync + Send,
+    G: Fn(T) -> Option<U> + Sync + Send,
+{
+    crate::kernels::pool::fill_fresh(x.len(), chunk(x.len()), &|start, dst| {
+        let x = &x[start..];
+        lanes::run1(dst, x, &f);
+        for (d, &a) in dst.iter_mut().zip(x) {
+            if let Some(v) = fix(a) {
+                d.write(v);
+            }
+        }
     })
     .into()
 }

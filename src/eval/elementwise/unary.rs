@@ -1,6 +1,7 @@
 //! Unary element-wise ops. Integers: two's complement (`abs` and `negate` of the most negative
 //! value give it back), `count-leading-zeros`/`popcnt` on the type's bit pattern. Floats: F16/BF16
-//! go through F32 and round once; F32 transcendentals are evaluated in F64 and rounded once; F64
+//! go through F32 and round once; F32 transcendentals are evaluated in F64 and rounded once
+//! (exponentials, sine, cosine and logarithms by `fastexp` and `fasttrig`); F64
 //! uses the platform libm, and `math::erf`. Complex: C128 with `math`'s complex helpers; C64 is
 //! evaluated in C128 and rounded per component.
 
@@ -8,8 +9,9 @@
 #![allow(clippy::unnecessary_cast)]
 
 use super::fastexp;
+use super::fasttrig;
 use super::math::{self, c_narrow, c_widen};
-use super::{map1, type_error};
+use super::{map1, map1_fix, type_error};
 use crate::error::Result;
 use crate::hlo::opcode::UnaryOp;
 use crate::literal::{ArrayData as D, C64, C128};
@@ -53,6 +55,44 @@ macro_rules! floats_complex {
             D::C128(v) => D::C128(map1(v, $c))
         )
     };
+}
+
+/// `floats_complex!` for an F32 function computed in F64 by the branch-free `$fast` on the
+/// arguments `$dom` accepts and by libm's `$libm` on the rest, in two passes (`map1_fix`) so
+/// that the loop over the elements vectorises. F16/BF16 go through the same F32 function; F64
+/// uses `$libm`.
+macro_rules! floats_complex_split {
+    ($op:expr, $d:expr, $fast:expr, $dom:expr, $libm:expr, $c:expr) => {{
+        let fast = |x: f32| ($fast)(x as f64) as f32;
+        let fix = |x: f32| {
+            let w = x as f64;
+            if ($dom)(w) {
+                None
+            } else {
+                Some(($libm)(w) as f32)
+            }
+        };
+        match $d {
+            D::F16(v) => D::F16(map1_fix(
+                v,
+                move |x: f16| f16::from_f32(fast(x.to_f32())),
+                move |x: f16| fix(x.to_f32()).map(f16::from_f32),
+            )),
+            D::BF16(v) => D::BF16(map1_fix(
+                v,
+                move |x: bf16| bf16::from_f32(fast(x.to_f32())),
+                move |x: bf16| fix(x.to_f32()).map(bf16::from_f32),
+            )),
+            D::F32(v) => D::F32(map1_fix(v, fast, fix)),
+            D::F64(v) => D::F64(map1(v, $libm)),
+            D::C64(v) => {
+                let f = $c;
+                D::C64(map1(v, move |z: C64| c_narrow(f(c_widen(z)))))
+            }
+            D::C128(v) => D::C128(map1(v, $c)),
+            other => return Err(type_error($op, other)),
+        }
+    }};
 }
 
 /// Runs a body on every integer type; `$x` is the element.
@@ -156,8 +196,22 @@ pub fn eval(op: UnaryOp, d: &D) -> Result<D> {
             f64::exp_m1,
             math::c_expm1
         ),
-        Log => floats_complex!(op, d, via64!(f64::ln), f64::ln, |z: C128| z.ln()),
-        Log1p => floats_complex!(op, d, via64!(f64::ln_1p), f64::ln_1p, math::c_log1p),
+        Log => floats_complex_split!(
+            op,
+            d,
+            fasttrig::log_fast,
+            fasttrig::log_in_fast_domain,
+            f64::ln,
+            |z: C128| z.ln()
+        ),
+        Log1p => floats_complex_split!(
+            op,
+            d,
+            fasttrig::log1p_fast,
+            fasttrig::log1p_in_fast_domain,
+            f64::ln_1p,
+            math::c_log1p
+        ),
         Logistic => floats_complex!(
             op,
             d,
@@ -165,8 +219,22 @@ pub fn eval(op: UnaryOp, d: &D) -> Result<D> {
             math::logistic,
             math::c_logistic
         ),
-        Sin => floats_complex!(op, d, via64!(f64::sin), f64::sin, |z: C128| z.sin()),
-        Cos => floats_complex!(op, d, via64!(f64::cos), f64::cos, |z: C128| z.cos()),
+        Sin => floats_complex_split!(
+            op,
+            d,
+            fasttrig::sin_fast,
+            fasttrig::trig_in_fast_domain,
+            f64::sin,
+            |z: C128| z.sin()
+        ),
+        Cos => floats_complex_split!(
+            op,
+            d,
+            fasttrig::cos_fast,
+            fasttrig::trig_in_fast_domain,
+            f64::cos,
+            |z: C128| z.cos()
+        ),
         Tan => floats_complex!(op, d, via64!(f64::tan), f64::tan, |z: C128| z.tan()),
         Tanh => floats_complex!(
             op,
