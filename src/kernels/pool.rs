@@ -39,9 +39,15 @@ pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     }
 }
 
-/// The number of threads kernels split their work over.
+/// The number of threads kernels split their work over. Asked of the pool itself, not from
+/// inside it: `install` from outside hands a job to the pool and wakes its workers, which cost a
+/// scanned RNN's small products (asked once per product) a third of its time.
 pub fn threads() -> usize {
-    install(rayon::current_num_threads).max(1)
+    match pool() {
+        Some(p) => p.current_num_threads(),
+        None => rayon::current_num_threads(),
+    }
+    .max(1)
 }
 
 /// Runs `body(t)` for every `t` in `0..tasks`: on the kernel pool when there are several, on the

@@ -106,7 +106,7 @@ pub fn gemm_bf16(a: MatRef<bf16>, b: MatRef<bf16>, c: &mut [f32]) {
     }
     let (kc, mc_max) = blocks();
     let kc = k.div_ceil(k.div_ceil(kc)).div_ceil(2) * 2;
-    let small = m.saturating_mul(n).saturating_mul(k) <= (1 << 21);
+    let small = m.saturating_mul(n).saturating_mul(k) <= super::SMALL_PRODUCT;
     let threads = if small {
         1
     } else {

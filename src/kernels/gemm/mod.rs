@@ -685,11 +685,10 @@ const ROWDOT_ALWAYS_COLS: usize = 16;
 const ROWDOT_LONG_K: usize = 2048;
 
 /// Products of at most this many multiply-adds (`m n k`) run on the calling thread: waking the
-/// pool costs more than it saves. The few-row plan splits columns with no barrier between its
-/// tasks, so it pays off sooner (a 16 x 256 x 256 step of a scanned RNN ran a fifth faster on
-/// two threads) than the row plan, whose tasks wait for the shared packed B.
-const SMALL_ROWS_PLAN: usize = 1 << 21;
-const SMALL_COLUMNS_PLAN: usize = 1 << 19;
+/// pool costs more than it saves. (A lower limit for the few-row plan made a 16 x 256 x 256
+/// product a fifth faster alone, but a scanned RNN that runs one per step, between element-wise
+/// ops, a quarter slower: the pool's workers then compete with the interpreter's thread.)
+pub(crate) const SMALL_PRODUCT: usize = 1 << 21;
 
 /// Rows of A a row-dot task takes at a time: they stay in L2 while every column block passes.
 const ROWDOT_ROWS: usize = 16;
@@ -731,7 +730,7 @@ fn rowdot<SB, T, FB>(
         pack_block(&bview, bst, (j0, w), (0, k), &mut bt[off..], k, 1, conv_b);
     }
     let bt = &bt;
-    let small = m.saturating_mul(n).saturating_mul(k) <= SMALL_ROWS_PLAN;
+    let small = m.saturating_mul(n).saturating_mul(k) <= SMALL_PRODUCT;
     let threads = if small { 1 } else { super::pool::threads() };
     let rows_per = m.div_ceil(threads).div_ceil(ROWDOT_ROWS) * ROWDOT_ROWS;
     let run = |(t, out): (usize, &mut [T])| {
@@ -931,18 +930,11 @@ where
     // C for little work.
     kern.kc = k.div_ceil(k.div_ceil(kern.kc.max(1)));
     let bst = b.strided();
-    let pool = super::pool::threads();
-    let few_rows = m.div_ceil(kern.mr) < 2 * pool || m <= FEW_ROWS_TILES * kern.mr;
     // Small products run on the calling thread (batched dots parallelise over the batch
     // instead).
-    let limit = if few_rows {
-        SMALL_COLUMNS_PLAN
-    } else {
-        SMALL_ROWS_PLAN
-    };
-    let small = m.saturating_mul(n).saturating_mul(k) <= limit;
-    let threads = if small { 1 } else { pool };
-    if few_rows {
+    let small = m.saturating_mul(n).saturating_mul(k) <= SMALL_PRODUCT;
+    let threads = if small { 1 } else { super::pool::threads() };
+    if m.div_ceil(kern.mr) < 2 * threads || m <= FEW_ROWS_TILES * kern.mr {
         by_columns(&kern, a, &b, bst, &conv_b, c, threads);
     } else {
         by_rows(&kern, a, &b, bst, &conv_b, c, threads);
@@ -1342,7 +1334,7 @@ mod tests {
             (130, 64, 77),
             (70, 17, 40),
             (96, 300, 65),
-            // Two tiles of 8 rows on two threads; B packed a group of panels at a time, several
+            // Two tiles of 8 rows; B packed a group of panels at a time, several
             // groups and a partial panel; row dots for a long k, for many empty lanes, and not
             // for a short k.
             (16, 256, 256),
