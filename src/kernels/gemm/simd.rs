@@ -262,19 +262,20 @@ pub unsafe fn vecmat_body<S: Simd, const R: usize>(
 
 /// Rows of a matrix times a few columns, by dot products: `c[i * ldc + j] = sum_p A[i, p] *
 /// Bt[j, p]` for `R` rows of `A` (contiguous, `lda` apart) and `NN` rows of `Bt` (B transposed,
-/// contiguous, `k` long each). Each row of A streams from memory once and meets every column in
+/// `k` long each, `ldb` apart). Each row of A streams from memory once and meets every column in
 /// registers; the lanes hold partial sums over every `LANES`-th `p`, added at the end (the order
 /// of a dot's sum is free).
 ///
 /// # Safety
 /// The instruction set of `S` must be available; `a` must hold `R` rows of `k` readable values
-/// `lda` apart, `bt` `NN` rows of `k`, `c` `R` rows of `NN` writable values `ldc` apart.
+/// `lda` apart, `bt` `NN` rows of `k` readable values `ldb` apart, `c` `R` rows of `NN` writable values `ldc` apart.
 #[inline(always)]
 pub unsafe fn rowdot_body<S: Simd, const R: usize, const NN: usize>(
     k: usize,
     a: *const S::E,
     lda: usize,
     bt: *const S::E,
+    ldb: usize,
     c: *mut S::E,
     ldc: usize,
 ) where
@@ -285,7 +286,7 @@ pub unsafe fn rowdot_body<S: Simd, const R: usize, const NN: usize>(
         let mut acc = [[S::zero(); NN]; R];
         let mut p = 0;
         while p < full {
-            let bv: [S::V; NN] = std::array::from_fn(|j| S::load(bt.add(j * k + p)));
+            let bv: [S::V; NN] = std::array::from_fn(|j| S::load(bt.add(j * ldb + p)));
             for (r, row) in acc.iter_mut().enumerate() {
                 let av = S::load(a.add(r * lda + p));
                 for (x, &b) in row.iter_mut().zip(&bv) {
@@ -303,8 +304,11 @@ pub unsafe fn rowdot_body<S: Simd, const R: usize, const NN: usize>(
                     sum = <S::E as ScalarOps>::plus(sum, l);
                 }
                 for q in full..k {
-                    sum =
-                        <S::E as ScalarOps>::mul_add(sum, *a.add(r * lda + q), *bt.add(j * k + q));
+                    sum = <S::E as ScalarOps>::mul_add(
+                        sum,
+                        *a.add(r * lda + q),
+                        *bt.add(j * ldb + q),
+                    );
                 }
                 *c.add(r * ldc + j) = sum;
             }
@@ -313,7 +317,7 @@ pub unsafe fn rowdot_body<S: Simd, const R: usize, const NN: usize>(
 }
 
 /// The signature of every row-dot instance.
-pub type RowDotFn<T> = unsafe fn(usize, *const T, usize, *const T, *mut T, usize);
+pub type RowDotFn<T> = unsafe fn(usize, *const T, usize, *const T, usize, *mut T, usize);
 
 /// The signature of every vector-matrix instance.
 pub type VecMatFn<T> = unsafe fn(usize, *const T, *const T, usize, *mut T, usize, bool);
@@ -530,12 +534,13 @@ pub mod x86 {
         a: *const S::E,
         lda: usize,
         bt: *const S::E,
+        ldb: usize,
         c: *mut S::E,
         ldc: usize,
     ) where
         S::E: super::ScalarOps,
     {
-        unsafe { super::rowdot_body::<S, R, NN>(k, a, lda, bt, c, ldc) }
+        unsafe { super::rowdot_body::<S, R, NN>(k, a, lda, bt, ldb, c, ldc) }
     }
     /// # Safety
     /// AVX-512F must be available; pointers as for `rowdot_body`.
@@ -545,11 +550,12 @@ pub mod x86 {
         a: *const S::E,
         lda: usize,
         bt: *const S::E,
+        ldb: usize,
         c: *mut S::E,
         ldc: usize,
     ) where
         S::E: super::ScalarOps,
     {
-        unsafe { super::rowdot_body::<S, R, NN>(k, a, lda, bt, c, ldc) }
+        unsafe { super::rowdot_body::<S, R, NN>(k, a, lda, bt, ldb, c, ldc) }
     }
 }
