@@ -443,9 +443,12 @@ fn gather_rows<S: Copy, T, const H: usize>(
     let dst = &mut dst[..(w.max(1) - 1) * dj + H];
     for j0 in (0..w).step_by(line) {
         let j1 = (j0 + line).min(w);
-        for (i, r) in rows.iter().enumerate() {
-            for (j, &x) in r[j0..j1].iter().enumerate() {
-                dst[(j0 + j) * dj + i] = conv(x);
+        // One column of the panel at a time: `H` contiguous stores (from `H` lines that stay in
+        // L1 for the whole chunk), where a row at a time stored `dj` apart, element by element.
+        for j in j0..j1 {
+            let d: &mut [T; H] = (&mut dst[j * dj..j * dj + H]).try_into().unwrap();
+            for (x, r) in d.iter_mut().zip(&rows) {
+                *x = conv(r[j]);
             }
         }
     }
