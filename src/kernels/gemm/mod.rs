@@ -225,11 +225,11 @@ impl<T: GemmElem> MicroKernel<T> {
         }
     }
 
-    /// The same kernel with the smallest tile that covers `m` rows, when `m` is less than a full
-    /// tile and a smaller instance exists; otherwise this kernel.
-    /// With a few tiles of rows, the instance (at least half as tall as this one) that pads the
-    /// rows least: 16 rows are two tiles of 8, not a tile of 12 and a tile of 4 padded to 12,
-    /// which would compute a third more than needed.
+    /// The instance for a product of `m` rows: the smallest tile that covers them when `m` is
+    /// less than a full tile and a smaller instance exists; with a few tiles of rows, the
+    /// instance (at least half as tall as this one) that pads the rows least (16 rows are two
+    /// tiles of 8, not a tile of 12 and a tile of 4 padded to 12, which would compute a third
+    /// more than needed); otherwise this kernel.
     pub fn for_rows(&self, m: usize) -> MicroKernel<T> {
         if m > FEW_ROWS_TILES * self.mr {
             return *self;
