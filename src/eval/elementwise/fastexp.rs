@@ -19,13 +19,13 @@
 
 /// `ln 2` in two parts: the high part's last 11 bits are zero.
 /// (fdlibm's `ln2_hi` and `ln2_lo`, given by their bits.)
-const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
-const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
+pub(super) const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+pub(super) const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
 
 /// 1.5 * 2^52: adding it to |x| < 2^51 rounds x to the nearest integer (ties to even) and leaves
 /// that integer in the low bits of the sum. No libm call, no SSE4.1 needed.
-const SHIFT: f64 = 6_755_399_441_055_744.0;
+pub(super) const SHIFT: f64 = 6_755_399_441_055_744.0;
 
 /// `e^r` for |r| <= ln2/2 + a little: the Taylor polynomial of degree 13.
 #[inline(always)]
@@ -110,13 +110,13 @@ pub fn tanh_f64_for_f32(x: f64) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// The F32 result of an F64 function value, and whether that value is so close to a
     /// halfway point between two F32 values that two F64 evaluations a few ULPs apart may round
     /// to different sides of it (the only place the two are allowed to differ).
-    fn rounded(v: f64) -> (f32, bool) {
+    pub(in crate::eval::elementwise) fn rounded(v: f64) -> (f32, bool) {
         let r = v as f32;
         if !r.is_finite() || r == 0.0 {
             return (r, false);

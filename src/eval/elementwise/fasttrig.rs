@@ -38,15 +38,15 @@
 /// Arguments with |x| below this take the fast sine and cosine (`k < 2^20`, see above).
 const TRIG_BOUND: f64 = 1_048_576.0;
 
+// `SHIFT` rounds to an integer left in the low bits; `k ln 2` is taken in two parts.
+use super::fastexp::{LN2_HI, LN2_LO, SHIFT};
+
 const FRAC_2_PI: f64 = std::f64::consts::FRAC_2_PI;
 /// pi/2 in three parts (fdlibm's `pio2_1`, `pio2_2`, `pio2_2t`): the first two with at least 21
 /// trailing zero bits, so their products with `k < 2^20` are exact.
 const PIO2_1: f64 = f64::from_bits(0x3ff9_21fb_5440_0000);
 const PIO2_2: f64 = f64::from_bits(0x3dd0_b461_1a60_0000);
 const PIO2_2T: f64 = f64::from_bits(0x3ba3_198a_2e03_7073);
-
-/// 1.5 * 2^52, as in `fastexp`: adding it rounds to an integer and leaves it in the low bits.
-const SHIFT: f64 = 6_755_399_441_055_744.0;
 
 /// fdlibm's `__kernel_sin` coefficients (`S1`..`S6`).
 const S: [f64; 6] = [
@@ -154,9 +154,6 @@ pub fn cos_f64_for_f32(x: f64) -> f64 {
     }
 }
 
-/// `ln 2` in two parts (as in `fastexp`): `k * LN2_HI` is exact for |k| < 2^11.
-const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
-const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 /// fdlibm's `__ieee754_log` coefficients (`Lg1`..`Lg7`).
 const LG: [f64; 7] = [
     f64::from_bits(0x3fe5_5555_5555_5593),
@@ -234,6 +231,7 @@ pub fn log1p_f64_for_f32(x: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fastexp::tests::rounded;
     use super::*;
     use crate::eval::elementwise::unary_data;
     use crate::hlo::opcode::UnaryOp;
@@ -279,22 +277,6 @@ mod tests {
         // The three parts add up to pi/2 (as far as F64 shows).
         assert_eq!(PIO2_1 + PIO2_2, std::f64::consts::FRAC_PI_2);
         assert!(PIO2_1.to_bits().trailing_zeros() >= 21 && PIO2_2.to_bits().trailing_zeros() >= 21);
-    }
-
-    /// The F32 result of an F64 function value, and whether that value is so close to a
-    /// halfway point between two F32 values that two F64 evaluations a few ULPs apart may round
-    /// to different sides of it (the only place the two are allowed to differ).
-    fn rounded(v: f64) -> (f32, bool) {
-        let r = v as f32;
-        if !r.is_finite() || r == 0.0 {
-            return (r, false);
-        }
-        let up = f32::from_bits(r.to_bits() + 1) as f64;
-        let down = f32::from_bits(r.to_bits() - 1) as f64;
-        let rv = r as f64;
-        let half = ((up - rv).abs().min((rv - down).abs())) / 2.0;
-        let dist = (v - rv).abs();
-        (r, (half - dist).abs() <= half * 1e-7)
     }
 
     type Case = (&'static str, fn(f64) -> f64, fn(f64) -> f64);
