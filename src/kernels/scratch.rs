@@ -124,4 +124,17 @@ mod tests {
         b.refill(3, 2.0);
         assert_eq!(&b[..], &[2.0; 3]);
     }
+
+    /// `stale` hands a reused buffer back with the elements it held, filling only its growth.
+    #[test]
+    fn stale_keeps_what_a_reused_buffer_held_and_fills_growth() {
+        let mut a = Scratch::filled(4, 0i64);
+        a.copy_from_slice(&[1, 2, 3, 4]);
+        drop(a);
+        let b = Scratch::stale(6, -1i64);
+        assert_eq!(&b[..], &[1, 2, 3, 4, -1, -1]);
+        drop(b);
+        let c = Scratch::stale(2, -1i64);
+        assert_eq!(&c[..], &[1, 2]);
+    }
 }

@@ -902,6 +902,26 @@ impl std::fmt::Display for Literal {
 mod tests {
     use super::*;
 
+    /// Writing through one holder of a shared buffer copies it (into a recycled buffer when the
+    /// pool has one of the size, whatever that buffer held) and leaves the other holder's
+    /// elements as they were.
+    #[test]
+    fn writing_a_shared_buffer_copies_it_and_leaves_the_other_holder_alone() {
+        // Large enough for the recycling pool (4 MiB); u16 is an element type few tests use.
+        let n = (4 << 20) / 2 + 7;
+        drop(Buf::from(vec![0xdeadu16; n]));
+        let original: Vec<u16> = (0..n).map(|i| i as u16).collect();
+        let a = Buf::from(original.clone());
+        let mut b = a.clone();
+        assert!(a.is_shared());
+        b[3] = 9;
+        assert!(!a.is_shared() && !b.is_shared());
+        assert_eq!(&a[..], &original[..]);
+        assert_eq!(b[3], 9);
+        assert_eq!(b.len(), n);
+        assert!(b.iter().enumerate().all(|(i, &x)| i == 3 || x == i as u16));
+    }
+
     #[test]
     fn buffer_round_trip_column_major_padded() {
         let a = Array::from_vec(vec![2, 3], vec![1u8, 2, 3, 4, 5, 6]).unwrap();
