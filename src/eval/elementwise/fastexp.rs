@@ -116,7 +116,7 @@ pub(super) mod tests {
     /// The F32 result of an F64 function value, and whether that value is so close to a
     /// halfway point between two F32 values that two F64 evaluations a few ULPs apart may round
     /// to different sides of it (the only place the two are allowed to differ).
-    pub(in crate::eval::elementwise) fn rounded(v: f64) -> (f32, bool) {
+    fn rounded(v: f64) -> (f32, bool) {
         let r = v as f32;
         if !r.is_finite() || r == 0.0 {
             return (r, false);
@@ -129,7 +129,14 @@ pub(super) mod tests {
         (r, (half - dist).abs() <= half * 1e-7)
     }
 
-    fn check(name: &str, fast: fn(f64) -> f64, libm: fn(f64) -> f64, x: f32) {
+    /// `fast(x)` rounded to F32 is libm's F64 value rounded, unless that value is next to a
+    /// halfway point.
+    pub(in crate::eval::elementwise) fn check(
+        name: &str,
+        fast: fn(f64) -> f64,
+        libm: fn(f64) -> f64,
+        x: f32,
+    ) {
         let (want, near_half) = rounded(libm(x as f64));
         let got = fast(x as f64) as f32;
         if got.to_bits() != want.to_bits() && !(got.is_nan() && want.is_nan()) {
