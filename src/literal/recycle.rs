@@ -55,10 +55,19 @@ pub fn keep<T: Send + 'static>(mut v: Vec<T>) {
 pub fn take<T: Send + 'static>(n: usize) -> Option<Vec<T>> {
     let mut p = pool().lock().ok()?;
     let want = std::any::TypeId::of::<T>();
-    let i = p.buffers.iter().rposition(|(bytes, _, ty)| {
+    // The smallest that fits (the newest of equals): taking the first that fits let a 5 MiB
+    // request take an 8 MiB buffer, so the next 8 MiB request found none and faulted in a new
+    // mapping, while the kept 5 MiB buffers piled up unused until the pool was full.
+    let fits = |(bytes, _, ty): &(usize, Box<dyn std::any::Any + Send>, std::any::TypeId)| {
         let cap = bytes / size_of::<T>().max(1);
         *ty == want && cap >= n && cap / 2 <= n
-    })?;
+    };
+    let (i, _) = p
+        .buffers
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| fits(b))
+        .min_by_key(|&(i, (bytes, _, _))| (*bytes, std::cmp::Reverse(i)))?;
     let (bytes, b, _) = p.buffers.remove(i);
     p.bytes -= bytes;
     b.downcast::<Vec<T>>().ok().map(|v| *v)
@@ -87,5 +96,20 @@ mod tests {
         // Small buffers are not kept.
         keep(Vec::<Odd>::with_capacity(16));
         assert!(take::<Odd>(16).is_none());
+    }
+
+    /// A request takes the smallest kept buffer that fits, whichever was kept last, so a larger
+    /// one stays for the larger request that follows.
+    #[test]
+    fn the_smallest_buffer_that_fits_is_taken() {
+        type Odd3 = (u8, u8, u8, u16, u32);
+        let n = MIN_BYTES / size_of::<Odd3>() + 1;
+        let small: Vec<Odd3> = Vec::with_capacity(n);
+        let large: Vec<Odd3> = Vec::with_capacity(n * 3 / 2);
+        let (ps, pl) = (small.as_ptr(), large.as_ptr());
+        keep(small);
+        keep(large);
+        assert_eq!(take::<Odd3>(n).map(|v| v.as_ptr()), Some(ps));
+        assert_eq!(take::<Odd3>(n * 5 / 4).map(|v| v.as_ptr()), Some(pl));
     }
 }

@@ -152,9 +152,11 @@ fn gather_typed<T: NativeType>(
     o_step: &[usize],
     starts: &[usize],
 ) -> ArrayData {
-    // Zeros, not a copy of some element: for the primitive types the allocator hands out zeroed
-    // pages lazily, so the result is touched once, by the (parallel) copy.
-    let mut out = vec![T::zero(); total];
+    // A recycled buffer when the pool has one of the size (`kernels::pages`): a fresh mapping's
+    // page faults cost more than zeroing mapped pages, and a result allocated outside the pool
+    // grew the pool by one buffer per call without ever taking one back.
+    let mut out = crate::kernels::pages::fresh_vec(total);
+    out.resize(total, T::zero());
     gather_rows(src, &mut out, dims, g_step, o_step, starts);
     T::into_data(out)
 }
