@@ -44,7 +44,7 @@ use crate::error::{Error, Result};
 use crate::hlo::ast::{Computation, Instruction};
 use crate::hlo::opcode::{ElementwiseOp, MovementOp, Op};
 use crate::kernels::{pages, pool};
-use crate::literal::{Array, ArrayData, Literal, NativeType, Scalar};
+use crate::literal::{Array, ArrayData, DataView, Literal, NativeType, Scalar};
 use crate::types::ElementType;
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
@@ -640,7 +640,6 @@ struct Inputs<'v> {
 /// One task's tile values, reused from tile to tile.
 struct TileState {
     steps: Vec<Option<ArrayData>>,
-    fulls: Vec<Option<ArrayData>>,
     iotas: Vec<Option<ArrayData>>,
     bcasts: Vec<Option<ArrayData>>,
     splats: Vec<ArrayData>,
@@ -757,7 +756,6 @@ pub fn run_group(
             }
             let mut state = TileState {
                 steps: vec![None; g.steps.len()],
-                fulls: vec![None; g.fulls.len()],
                 iotas: vec![None; g.iotas.len()],
                 bcasts: vec![None; g.bcasts.len()],
                 splats: vec![],
@@ -819,9 +817,6 @@ fn run_tile(
     for (s, step) in g.steps.iter().enumerate() {
         for src in &step.operands {
             match *src {
-                Source::Full(j) if st.fulls[j].is_none() => {
-                    st.fulls[j] = Some(slice(inputs.fulls[j], start, len));
-                }
                 Source::Iota(j) if st.iotas[j].is_none() => {
                     st.iotas[j] = Some(iota_tile(&g.iotas[j], start, len)?);
                 }
@@ -832,16 +827,21 @@ fn run_tile(
             }
         }
         let inst = &comp.instructions[step.inst];
-        let arg = |k: usize| -> Result<&ArrayData> {
+        let arg = |k: usize| -> Result<DataView<'_>> {
             let missing =
                 || Error::internal(format!("a fused operand of `{}` is missing", inst.name));
             match step.operands.get(k).ok_or_else(missing)? {
-                Source::Step(i) => st.steps[*i].as_ref().ok_or_else(missing),
-                Source::Full(j) => st.fulls[*j].as_ref().ok_or_else(missing),
-                Source::Splat(j) => st.splats.get(*j).ok_or_else(missing),
-                Source::Iota(j) => st.iotas[*j].as_ref().ok_or_else(missing),
-                Source::Bcast(j) => st.bcasts[*j].as_ref().ok_or_else(missing),
-                Source::Scalar(j) => inputs.scalars.get(*j).copied().ok_or_else(missing),
+                Source::Step(i) => st.steps[*i].as_ref().map(ArrayData::view).ok_or_else(missing),
+                // An input is read where it lies: the caller checked its length.
+                Source::Full(j) => inputs
+                    .fulls
+                    .get(*j)
+                    .and_then(|d| d.view().slice(start, len))
+                    .ok_or_else(missing),
+                Source::Splat(j) => st.splats.get(*j).map(ArrayData::view).ok_or_else(missing),
+                Source::Iota(j) => st.iotas[*j].as_ref().map(ArrayData::view).ok_or_else(missing),
+                Source::Bcast(j) => st.bcasts[*j].as_ref().map(ArrayData::view).ok_or_else(missing),
+                Source::Scalar(j) => inputs.scalars.get(*j).map(|d| d.view()).ok_or_else(missing),
             }
         };
         let v = match step.operands.len() {
@@ -862,10 +862,9 @@ fn run_tile(
         for f in &step.frees {
             match *f {
                 Source::Step(i) => st.steps[i] = None,
-                Source::Full(j) => st.fulls[j] = None,
                 Source::Iota(j) => st.iotas[j] = None,
                 Source::Bcast(j) => st.bcasts[j] = None,
-                Source::Splat(_) | Source::Scalar(_) => {}
+                Source::Full(_) | Source::Splat(_) | Source::Scalar(_) => {}
             }
         }
     }
@@ -950,13 +949,8 @@ fn bcast_tile(b: &Bcast, src: &ArrayData, start: usize, len: usize) -> ArrayData
     })
 }
 
-/// Elements `start..start + len` of an input whose length the caller checked.
-fn slice(d: &ArrayData, start: usize, len: usize) -> ArrayData {
-    crate::map_data!(d, v => v[start..start + len].to_vec())
-}
-
 /// One member on tile data: the same functions the op-by-op path applies to whole arrays.
-fn eval_member(inst: &Instruction, ops: &[&ArrayData]) -> Result<ArrayData> {
+fn eval_member(inst: &Instruction, ops: &[DataView]) -> Result<ArrayData> {
     let a = |k: usize| {
         ops.get(k)
             .copied()
@@ -964,18 +958,18 @@ fn eval_member(inst: &Instruction, ops: &[&ArrayData]) -> Result<ArrayData> {
     };
     let ty = || Evaluator::result_array_shape(inst).map(|s| s.ty);
     match &inst.op {
-        Op::Unary(op) => elementwise::unary_data(*op, a(0)?),
-        Op::Binary(op) => elementwise::binary_data(*op, a(0)?, a(1)?),
+        Op::Unary(op) => elementwise::unary_view(*op, a(0)?),
+        Op::Binary(op) => elementwise::binary_view(*op, a(0)?, a(1)?),
         Op::Elementwise(op) => match op {
             ElementwiseOp::Compare(c) => {
-                elementwise::compare::compare_data(c.direction, c.compare_type, a(0)?, a(1)?)
+                elementwise::compare::compare_view(c.direction, c.compare_type, a(0)?, a(1)?)
             }
-            ElementwiseOp::Select => elementwise::select_data(a(0)?, a(1)?, a(2)?),
-            ElementwiseOp::Clamp => elementwise::clamp_data(a(0)?, a(1)?, a(2)?),
-            ElementwiseOp::Convert => elementwise::convert_data(a(0)?, ty()?),
+            ElementwiseOp::Select => elementwise::select_view(a(0)?, a(1)?, a(2)?),
+            ElementwiseOp::Clamp => elementwise::clamp_view(a(0)?, a(1)?, a(2)?),
+            ElementwiseOp::Convert => elementwise::convert::convert(a(0)?, ty()?),
             ElementwiseOp::BitcastConvert => elementwise::convert::bitcast(a(0)?, ty()?),
             ElementwiseOp::ReducePrecision(r) => {
-                elementwise::reduce_precision_data(a(0)?, r.exponent_bits, r.mantissa_bits)
+                elementwise::convert::reduce_precision(a(0)?, r.exponent_bits, r.mantissa_bits)
             }
         },
         _ => Err(Error::internal(format!(

@@ -11,9 +11,11 @@ pub mod npy;
 pub mod parse;
 pub mod recycle;
 pub mod text;
+mod view;
 
 pub use json::{literal_from_json, literal_to_json};
 pub use text::{format_float_f32, format_float_f64};
+pub use view::DataView;
 
 use crate::error::{Error, Result};
 use crate::shape::{ArrayShape, Layout, PaddingValue, Shape};

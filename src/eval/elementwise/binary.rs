@@ -19,7 +19,7 @@ use super::math::{self, c_narrow, c_widen};
 use super::{map2, type_error};
 use crate::error::Result;
 use crate::hlo::opcode::BinaryOp;
-use crate::literal::{ArrayData as D, C64, C128};
+use crate::literal::{ArrayData as D, C64, C128, DataView as V};
 use half::{bf16, f16};
 
 /// One arm per integer type; `$x`, `$y` are the elements, `$t` the type, `$u` its unsigned twin
@@ -27,14 +27,14 @@ use half::{bf16, f16};
 macro_rules! ints {
     ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident, $t:ident, $u:ident, $s:ident| $body:expr $(, $extra:pat => $e:expr)*) => {
         match ($a, $b) {
-            (D::S8(p), D::S8(q)) => { #[allow(dead_code)] type $t = i8; #[allow(dead_code)] type $u = u8; #[allow(dead_code)] type $s = i8; D::S8(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (D::S16(p), D::S16(q)) => { #[allow(dead_code)] type $t = i16; #[allow(dead_code)] type $u = u16; #[allow(dead_code)] type $s = i16; D::S16(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (D::S32(p), D::S32(q)) => { #[allow(dead_code)] type $t = i32; #[allow(dead_code)] type $u = u32; #[allow(dead_code)] type $s = i32; D::S32(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (D::S64(p), D::S64(q)) => { #[allow(dead_code)] type $t = i64; #[allow(dead_code)] type $u = u64; #[allow(dead_code)] type $s = i64; D::S64(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (D::U8(p), D::U8(q)) => { #[allow(dead_code)] type $t = u8; #[allow(dead_code)] type $u = u8; #[allow(dead_code)] type $s = i8; D::U8(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (D::U16(p), D::U16(q)) => { #[allow(dead_code)] type $t = u16; #[allow(dead_code)] type $u = u16; #[allow(dead_code)] type $s = i16; D::U16(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (D::U32(p), D::U32(q)) => { #[allow(dead_code)] type $t = u32; #[allow(dead_code)] type $u = u32; #[allow(dead_code)] type $s = i32; D::U32(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (D::U64(p), D::U64(q)) => { #[allow(dead_code)] type $t = u64; #[allow(dead_code)] type $u = u64; #[allow(dead_code)] type $s = i64; D::U64(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (V::S8(p), V::S8(q)) => { #[allow(dead_code)] type $t = i8; #[allow(dead_code)] type $u = u8; #[allow(dead_code)] type $s = i8; D::S8(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (V::S16(p), V::S16(q)) => { #[allow(dead_code)] type $t = i16; #[allow(dead_code)] type $u = u16; #[allow(dead_code)] type $s = i16; D::S16(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (V::S32(p), V::S32(q)) => { #[allow(dead_code)] type $t = i32; #[allow(dead_code)] type $u = u32; #[allow(dead_code)] type $s = i32; D::S32(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (V::S64(p), V::S64(q)) => { #[allow(dead_code)] type $t = i64; #[allow(dead_code)] type $u = u64; #[allow(dead_code)] type $s = i64; D::S64(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (V::U8(p), V::U8(q)) => { #[allow(dead_code)] type $t = u8; #[allow(dead_code)] type $u = u8; #[allow(dead_code)] type $s = i8; D::U8(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (V::U16(p), V::U16(q)) => { #[allow(dead_code)] type $t = u16; #[allow(dead_code)] type $u = u16; #[allow(dead_code)] type $s = i16; D::U16(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (V::U32(p), V::U32(q)) => { #[allow(dead_code)] type $t = u32; #[allow(dead_code)] type $u = u32; #[allow(dead_code)] type $s = i32; D::U32(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (V::U64(p), V::U64(q)) => { #[allow(dead_code)] type $t = u64; #[allow(dead_code)] type $u = u64; #[allow(dead_code)] type $s = i64; D::U64(map2(p, q, |$x: $t, $y: $t| $body)) }
             $($extra => $e,)*
             (other, _) => return Err(type_error($op, other)),
         }
@@ -45,16 +45,16 @@ macro_rules! ints {
 macro_rules! floats {
     ($op:expr, $a:expr, $b:expr, $f32:expr, $f64:expr $(, $extra:pat => $e:expr)*) => {
         match ($a, $b) {
-            (D::F16(p), D::F16(q)) => {
+            (V::F16(p), V::F16(q)) => {
                 let f = $f32;
                 D::F16(map2(p, q, move |x: f16, y: f16| f16::from_f32(f(x.to_f32(), y.to_f32()))))
             }
-            (D::BF16(p), D::BF16(q)) => {
+            (V::BF16(p), V::BF16(q)) => {
                 let f = $f32;
                 D::BF16(map2(p, q, move |x: bf16, y: bf16| bf16::from_f32(f(x.to_f32(), y.to_f32()))))
             }
-            (D::F32(p), D::F32(q)) => D::F32(map2(p, q, $f32)),
-            (D::F64(p), D::F64(q)) => D::F64(map2(p, q, $f64)),
+            (V::F32(p), V::F32(q)) => D::F32(map2(p, q, $f32)),
+            (V::F64(p), V::F64(q)) => D::F64(map2(p, q, $f64)),
             $($extra => $e,)*
             (other, _) => return Err(type_error($op, other)),
         }
@@ -67,14 +67,14 @@ macro_rules! arith {
         #[allow(unreachable_patterns)]
         let r = match ($a, $b) {
             $($extra => $e,)*
-            (D::F16(_), D::F16(_)) | (D::BF16(_), D::BF16(_)) | (D::F32(_), D::F32(_)) | (D::F64(_), D::F64(_)) => {
+            (V::F16(_), V::F16(_)) | (V::BF16(_), V::BF16(_)) | (V::F32(_), V::F32(_)) | (V::F64(_), V::F64(_)) => {
                 floats!($op, $a, $b, $f32, $f64)
             }
-            (D::C64(p), D::C64(q)) => {
+            (V::C64(p), V::C64(q)) => {
                 let f = $c;
                 D::C64(map2(p, q, move |x: C64, y: C64| c_narrow(f(c_widen(x), c_widen(y)))))
             }
-            (D::C128(p), D::C128(q)) => D::C128(map2(p, q, $c)),
+            (V::C128(p), V::C128(q)) => D::C128(map2(p, q, $c)),
             _ => ints!($op, $a, $b, |$x, $y, $t, $u, $s| $ibody),
         };
         r
@@ -117,19 +117,19 @@ macro_rules! fmaxmin {
     };
 }
 
-pub fn eval(op: BinaryOp, a: &D, b: &D) -> Result<D> {
+pub fn eval(op: BinaryOp, a: V<'_>, b: V<'_>) -> Result<D> {
     use BinaryOp::*;
     Ok(match op {
         Add => arith!(op, a, b, |x, y, T, U, S| x.wrapping_add(y),
             |x: f32, y: f32| x + y, |x: f64, y: f64| x + y, |x: C128, y: C128| x + y,
-            (D::C64(p), D::C64(q)) => D::C64(map2(p, q, |x: C64, y: C64| x + y)),
-            (D::Pred(p), D::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x | y))),
+            (V::C64(p), V::C64(q)) => D::C64(map2(p, q, |x: C64, y: C64| x + y)),
+            (V::Pred(p), V::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x | y))),
         Subtract => arith!(op, a, b, |x, y, T, U, S| x.wrapping_sub(y),
             |x: f32, y: f32| x - y, |x: f64, y: f64| x - y, |x: C128, y: C128| x - y,
-            (D::C64(p), D::C64(q)) => D::C64(map2(p, q, |x: C64, y: C64| x - y))),
+            (V::C64(p), V::C64(q)) => D::C64(map2(p, q, |x: C64, y: C64| x - y))),
         Multiply => arith!(op, a, b, |x, y, T, U, S| x.wrapping_mul(y),
             |x: f32, y: f32| x * y, |x: f64, y: f64| x * y, math::c_mul,
-            (D::Pred(p), D::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x & y))),
+            (V::Pred(p), V::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x & y))),
         Divide => arith!(
             op,
             a,
@@ -147,7 +147,7 @@ pub fn eval(op: BinaryOp, a: &D, b: &D) -> Result<D> {
             math::c_div
         ),
         Remainder => match (a, b) {
-            (D::F16(_), _) | (D::BF16(_), _) | (D::F32(_), _) | (D::F64(_), _) => {
+            (V::F16(_), _) | (V::BF16(_), _) | (V::F32(_), _) | (V::F64(_), _) => {
                 floats!(op, a, b, |x: f32, y: f32| x % y, |x: f64, y: f64| x % y)
             }
             _ => ints!(op, a, b, |x, y, T, U, S| if y == 0 {
@@ -177,16 +177,16 @@ pub fn eval(op: BinaryOp, a: &D, b: &D) -> Result<D> {
         Atan2 => floats!(op, a, b,
             |x: f32, y: f32| (x as f64).atan2(y as f64) as f32,
             |x: f64, y: f64| x.atan2(y),
-            (D::C64(p), D::C64(q)) => D::C64(map2(p, q, |x: C64, y: C64| c_narrow(math::c_atan2(c_widen(x), c_widen(y))))),
-            (D::C128(p), D::C128(q)) => D::C128(map2(p, q, math::c_atan2))),
+            (V::C64(p), V::C64(q)) => D::C64(map2(p, q, |x: C64, y: C64| c_narrow(math::c_atan2(c_widen(x), c_widen(y))))),
+            (V::C128(p), V::C128(q)) => D::C128(map2(p, q, math::c_atan2))),
         Maximum | Minimum => {
             let max = op == Maximum;
             match (a, b) {
-                (D::F16(p), D::F16(q)) => D::F16(fmaxmin!(p, q, max)),
-                (D::BF16(p), D::BF16(q)) => D::BF16(fmaxmin!(p, q, max)),
-                (D::F32(p), D::F32(q)) => D::F32(fmaxmin!(p, q, max)),
-                (D::F64(p), D::F64(q)) => D::F64(fmaxmin!(p, q, max)),
-                (D::Pred(p), D::Pred(q)) => D::Pred(map2(
+                (V::F16(p), V::F16(q)) => D::F16(fmaxmin!(p, q, max)),
+                (V::BF16(p), V::BF16(q)) => D::BF16(fmaxmin!(p, q, max)),
+                (V::F32(p), V::F32(q)) => D::F32(fmaxmin!(p, q, max)),
+                (V::F64(p), V::F64(q)) => D::F64(fmaxmin!(p, q, max)),
+                (V::Pred(p), V::Pred(q)) => D::Pred(map2(
                     p,
                     q,
                     |x: bool, y: bool| if max { x | y } else { x & y },
@@ -199,11 +199,11 @@ pub fn eval(op: BinaryOp, a: &D, b: &D) -> Result<D> {
             }
         }
         And => ints!(op, a, b, |x, y, T, U, S| x & y,
-            (D::Pred(p), D::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x & y))),
+            (V::Pred(p), V::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x & y))),
         Or => ints!(op, a, b, |x, y, T, U, S| x | y,
-            (D::Pred(p), D::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x | y))),
+            (V::Pred(p), V::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x | y))),
         Xor => ints!(op, a, b, |x, y, T, U, S| x ^ y,
-            (D::Pred(p), D::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x ^ y))),
+            (V::Pred(p), V::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x ^ y))),
         ShiftLeft => ints!(op, a, b, |x, y, T, U, S| {
             let n = y as U;
             if n >= T::BITS as U { 0 } else { x << n }
@@ -222,8 +222,8 @@ pub fn eval(op: BinaryOp, a: &D, b: &D) -> Result<D> {
             (if n >= T::BITS as U { 0 } else { (x as U) >> n }) as T
         }),
         Complex => match (a, b) {
-            (D::F32(p), D::F32(q)) => D::C64(map2(p, q, C64::new)),
-            (D::F64(p), D::F64(q)) => D::C128(map2(p, q, C128::new)),
+            (V::F32(p), V::F32(q)) => D::C64(map2(p, q, C64::new)),
+            (V::F64(p), V::F64(q)) => D::C128(map2(p, q, C128::new)),
             (other, _) => return Err(type_error(op, other)),
         },
     })

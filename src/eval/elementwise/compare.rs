@@ -8,7 +8,7 @@
 use super::{map2, type_error};
 use crate::error::Result;
 pub use crate::hlo::attrs::{ComparisonDirection as Dir, ComparisonType};
-use crate::literal::{ArrayData as D, C64, C128};
+use crate::literal::{ArrayData as D, C64, C128, DataView as V};
 use half::{bf16, f16};
 
 /// One loop per direction, comparing `$key(x)` with `$key(y)`.
@@ -43,30 +43,35 @@ fn key64(b: u64) -> i64 {
 /// `compare` on raw data of equal length: `ty` is the comparison type (`None`: the element
 /// type's own order).
 pub fn compare_data(dir: Dir, ty: Option<ComparisonType>, a: &D, b: &D) -> Result<D> {
+    compare_view(dir, ty, a.view(), b.view())
+}
+
+/// `compare_data` on borrowed elements.
+pub fn compare_view(dir: Dir, ty: Option<ComparisonType>, a: V<'_>, b: V<'_>) -> Result<D> {
     let ty = ty.unwrap_or_else(|| ComparisonType::default_for(a.ty()));
     let total = ty == ComparisonType::TotalOrder;
     Ok(D::Pred(match (a, b) {
-        (D::F16(p), D::F16(q)) if total => by_dir!(dir, p, q, |x: f16| key16(x.to_bits())),
-        (D::BF16(p), D::BF16(q)) if total => by_dir!(dir, p, q, |x: bf16| key16(x.to_bits())),
-        (D::F32(p), D::F32(q)) if total => by_dir!(dir, p, q, |x: f32| key32(x.to_bits())),
-        (D::F64(p), D::F64(q)) if total => by_dir!(dir, p, q, |x: f64| key64(x.to_bits())),
-        (D::F16(p), D::F16(q)) => by_dir!(dir, p, q, |x: f16| x.to_f32()),
-        (D::BF16(p), D::BF16(q)) => by_dir!(dir, p, q, |x: bf16| x.to_f32()),
-        (D::F32(p), D::F32(q)) => by_dir!(dir, p, q, |x: f32| x),
-        (D::F64(p), D::F64(q)) => by_dir!(dir, p, q, |x: f64| x),
-        (D::Pred(p), D::Pred(q)) => by_dir!(dir, p, q, |x: bool| x),
-        (D::S8(p), D::S8(q)) => by_dir!(dir, p, q, |x: i8| x),
-        (D::S16(p), D::S16(q)) => by_dir!(dir, p, q, |x: i16| x),
-        (D::S32(p), D::S32(q)) => by_dir!(dir, p, q, |x: i32| x),
-        (D::S64(p), D::S64(q)) => by_dir!(dir, p, q, |x: i64| x),
-        (D::U8(p), D::U8(q)) => by_dir!(dir, p, q, |x: u8| x),
-        (D::U16(p), D::U16(q)) => by_dir!(dir, p, q, |x: u16| x),
-        (D::U32(p), D::U32(q)) => by_dir!(dir, p, q, |x: u32| x),
-        (D::U64(p), D::U64(q)) => by_dir!(dir, p, q, |x: u64| x),
-        (D::C64(p), D::C64(q)) if dir == Dir::Eq => map2(p, q, |x: C64, y: C64| x == y),
-        (D::C64(p), D::C64(q)) if dir == Dir::Ne => map2(p, q, |x: C64, y: C64| x != y),
-        (D::C128(p), D::C128(q)) if dir == Dir::Eq => map2(p, q, |x: C128, y: C128| x == y),
-        (D::C128(p), D::C128(q)) if dir == Dir::Ne => map2(p, q, |x: C128, y: C128| x != y),
+        (V::F16(p), V::F16(q)) if total => by_dir!(dir, p, q, |x: f16| key16(x.to_bits())),
+        (V::BF16(p), V::BF16(q)) if total => by_dir!(dir, p, q, |x: bf16| key16(x.to_bits())),
+        (V::F32(p), V::F32(q)) if total => by_dir!(dir, p, q, |x: f32| key32(x.to_bits())),
+        (V::F64(p), V::F64(q)) if total => by_dir!(dir, p, q, |x: f64| key64(x.to_bits())),
+        (V::F16(p), V::F16(q)) => by_dir!(dir, p, q, |x: f16| x.to_f32()),
+        (V::BF16(p), V::BF16(q)) => by_dir!(dir, p, q, |x: bf16| x.to_f32()),
+        (V::F32(p), V::F32(q)) => by_dir!(dir, p, q, |x: f32| x),
+        (V::F64(p), V::F64(q)) => by_dir!(dir, p, q, |x: f64| x),
+        (V::Pred(p), V::Pred(q)) => by_dir!(dir, p, q, |x: bool| x),
+        (V::S8(p), V::S8(q)) => by_dir!(dir, p, q, |x: i8| x),
+        (V::S16(p), V::S16(q)) => by_dir!(dir, p, q, |x: i16| x),
+        (V::S32(p), V::S32(q)) => by_dir!(dir, p, q, |x: i32| x),
+        (V::S64(p), V::S64(q)) => by_dir!(dir, p, q, |x: i64| x),
+        (V::U8(p), V::U8(q)) => by_dir!(dir, p, q, |x: u8| x),
+        (V::U16(p), V::U16(q)) => by_dir!(dir, p, q, |x: u16| x),
+        (V::U32(p), V::U32(q)) => by_dir!(dir, p, q, |x: u32| x),
+        (V::U64(p), V::U64(q)) => by_dir!(dir, p, q, |x: u64| x),
+        (V::C64(p), V::C64(q)) if dir == Dir::Eq => map2(p, q, |x: C64, y: C64| x == y),
+        (V::C64(p), V::C64(q)) if dir == Dir::Ne => map2(p, q, |x: C64, y: C64| x != y),
+        (V::C128(p), V::C128(q)) if dir == Dir::Eq => map2(p, q, |x: C128, y: C128| x == y),
+        (V::C128(p), V::C128(q)) if dir == Dir::Ne => map2(p, q, |x: C128, y: C128| x != y),
         (other, _) => return Err(type_error("compare", other)),
     }))
 }

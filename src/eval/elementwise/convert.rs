@@ -19,7 +19,7 @@
 use super::math::{f64_to_f32_odd, reduce_precision_bits, u64_to_f32_odd};
 use super::{map1, type_error};
 use crate::error::{Error, Result};
-use crate::literal::{ArrayData as D, C64, C128, NativeType};
+use crate::literal::{ArrayData as D, C64, C128, DataView as V, NativeType};
 use crate::types::ElementType;
 use half::{bf16, f16};
 
@@ -144,29 +144,29 @@ complex_dest!(f32, C64);
 complex_dest!(f64, C128);
 
 /// The typed loop from any source to destination `T`.
-fn conv<T: Dest>(src: &D) -> D {
+fn conv<T: Dest>(src: V<'_>) -> D {
     T::into_data(match src {
-        D::Pred(v) => map1(v, T::from_bool),
-        D::S8(v) => map1(v, |x: i8| T::from_i64(x as i64)),
-        D::S16(v) => map1(v, |x: i16| T::from_i64(x as i64)),
-        D::S32(v) => map1(v, |x: i32| T::from_i64(x as i64)),
-        D::S64(v) => map1(v, T::from_i64),
-        D::U8(v) => map1(v, |x: u8| T::from_u64(x as u64)),
-        D::U16(v) => map1(v, |x: u16| T::from_u64(x as u64)),
-        D::U32(v) => map1(v, |x: u32| T::from_u64(x as u64)),
-        D::U64(v) => map1(v, T::from_u64),
-        D::F16(v) => map1(v, |x: f16| T::from_f32(x.to_f32())),
-        D::BF16(v) => map1(v, |x: bf16| T::from_f32(x.to_f32())),
-        D::F32(v) => map1(v, T::from_f32),
-        D::F64(v) => map1(v, T::from_f64),
-        D::C64(v) => map1(v, T::from_c64),
-        D::C128(v) => map1(v, T::from_c128),
+        V::Pred(v) => map1(v, T::from_bool),
+        V::S8(v) => map1(v, |x: i8| T::from_i64(x as i64)),
+        V::S16(v) => map1(v, |x: i16| T::from_i64(x as i64)),
+        V::S32(v) => map1(v, |x: i32| T::from_i64(x as i64)),
+        V::S64(v) => map1(v, T::from_i64),
+        V::U8(v) => map1(v, |x: u8| T::from_u64(x as u64)),
+        V::U16(v) => map1(v, |x: u16| T::from_u64(x as u64)),
+        V::U32(v) => map1(v, |x: u32| T::from_u64(x as u64)),
+        V::U64(v) => map1(v, T::from_u64),
+        V::F16(v) => map1(v, |x: f16| T::from_f32(x.to_f32())),
+        V::BF16(v) => map1(v, |x: bf16| T::from_f32(x.to_f32())),
+        V::F32(v) => map1(v, T::from_f32),
+        V::F64(v) => map1(v, T::from_f64),
+        V::C64(v) => map1(v, T::from_c64),
+        V::C128(v) => map1(v, T::from_c128),
     })
 }
 
-pub fn convert(src: &D, to: ElementType) -> Result<D> {
+pub fn convert(src: V<'_>, to: ElementType) -> Result<D> {
     if src.ty() == to {
-        return Ok(src.clone());
+        return Ok(src.to_data());
     }
     Ok(match to {
         ElementType::Pred => conv::<bool>(src),
@@ -189,22 +189,22 @@ pub fn convert(src: &D, to: ElementType) -> Result<D> {
 }
 
 /// The little-endian bytes of every element, in order.
-fn to_bytes(d: &D) -> Result<Vec<u8>> {
+fn to_bytes(d: V<'_>) -> Result<Vec<u8>> {
     Ok(match d {
-        D::Pred(_) => return Err(type_error("bitcast-convert", d)),
-        D::S8(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        D::S16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        D::S32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        D::S64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        D::U8(v) => v.to_vec(),
-        D::U16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        D::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        D::U64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        D::F16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-        D::BF16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-        D::F32(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-        D::F64(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-        D::C64(v) => v
+        V::Pred(_) => return Err(type_error("bitcast-convert", d)),
+        V::S8(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        V::S16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        V::S32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        V::S64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        V::U8(v) => v.to_vec(),
+        V::U16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        V::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        V::U64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        V::F16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+        V::BF16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+        V::F32(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+        V::F64(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+        V::C64(v) => v
             .iter()
             .flat_map(|z| {
                 let mut b = [0u8; 8];
@@ -213,7 +213,7 @@ fn to_bytes(d: &D) -> Result<Vec<u8>> {
                 b
             })
             .collect(),
-        D::C128(v) => v
+        V::C128(v) => v
             .iter()
             .flat_map(|z| {
                 let mut b = [0u8; 16];
@@ -264,23 +264,23 @@ fn from_bytes(ty: ElementType, b: &[u8]) -> Result<D> {
     })
 }
 
-pub fn bitcast(src: &D, to: ElementType) -> Result<D> {
+pub fn bitcast(src: V<'_>, to: ElementType) -> Result<D> {
     from_bytes(to, &to_bytes(src)?)
 }
 
 /// reduce-precision on every element's bits (see `math::reduce_precision_bits`).
-pub fn reduce_precision(src: &D, e: i64, m: i64) -> Result<D> {
+pub fn reduce_precision(src: V<'_>, e: i64, m: i64) -> Result<D> {
     Ok(match src {
-        D::F16(v) => D::F16(map1(v, |x: f16| {
+        V::F16(v) => D::F16(map1(v, |x: f16| {
             f16::from_bits(reduce_precision_bits(x.to_bits() as u64, 16, 5, 10, e, m) as u16)
         })),
-        D::BF16(v) => D::BF16(map1(v, |x: bf16| {
+        V::BF16(v) => D::BF16(map1(v, |x: bf16| {
             bf16::from_bits(reduce_precision_bits(x.to_bits() as u64, 16, 8, 7, e, m) as u16)
         })),
-        D::F32(v) => D::F32(map1(v, |x: f32| {
+        V::F32(v) => D::F32(map1(v, |x: f32| {
             f32::from_bits(reduce_precision_bits(x.to_bits() as u64, 32, 8, 23, e, m) as u32)
         })),
-        D::F64(v) => D::F64(map1(v, |x: f64| {
+        V::F64(v) => D::F64(map1(v, |x: f64| {
             f64::from_bits(reduce_precision_bits(x.to_bits(), 64, 11, 52, e, m))
         })),
         other => return Err(type_error("reduce-precision", other)),

@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::hlo::ast::Instruction;
 use crate::hlo::opcode::{BinaryOp, ElementwiseOp, UnaryOp};
 use crate::literal::Buf;
-use crate::literal::{Array, ArrayData, Literal};
+use crate::literal::{Array, ArrayData, DataView, Literal};
 
 /// Arrays with at least this many elements are processed in parallel.
 pub const PAR_THRESHOLD: usize = 1 << 16;
@@ -34,13 +34,13 @@ const MIN_CHUNK: usize = 1 << 13;
 
 pub fn eval_unary(inst: &Instruction, op: UnaryOp, ops: &[&Literal]) -> Result<Literal> {
     let a = array(ops, 0)?;
-    let data = unary::eval(op, &a.data)?;
+    let data = unary::eval(op, a.data.view())?;
     finish(inst, &a.shape.dims, data)
 }
 
 pub fn eval_binary(inst: &Instruction, op: BinaryOp, ops: &[&Literal]) -> Result<Literal> {
     let (a, b) = pair(inst, ops)?;
-    let data = binary::eval(op, &a.data, &b.data)?;
+    let data = binary::eval(op, a.data.view(), b.data.view())?;
     finish(inst, &a.shape.dims, data)
 }
 
@@ -56,18 +56,23 @@ pub fn eval(inst: &Instruction, op: &ElementwiseOp, ops: &[&Literal]) -> Result<
         ElementwiseOp::Convert => {
             let a = array(ops, 0)?;
             let ty = Evaluator::result_array_shape(inst)?.ty;
-            let data = convert::convert(&a.data, ty)?;
+            // The same type: the value itself, sharing its buffer rather than copying it.
+            let data = if a.data.ty() == ty {
+                a.data.clone()
+            } else {
+                convert::convert(a.data.view(), ty)?
+            };
             finish(inst, &a.shape.dims, data)
         }
         ElementwiseOp::BitcastConvert => {
             let a = array(ops, 0)?;
             let shape = Evaluator::result_array_shape(inst)?.clone();
-            let data = convert::bitcast(&a.data, shape.ty)?;
+            let data = convert::bitcast(a.data.view(), shape.ty)?;
             Ok(Literal::Array(Array::from_data(shape, data)?))
         }
         ElementwiseOp::ReducePrecision(r) => {
             let a = array(ops, 0)?;
-            let data = convert::reduce_precision(&a.data, r.exponent_bits, r.mantissa_bits)?;
+            let data = convert::reduce_precision(a.data.view(), r.exponent_bits, r.mantissa_bits)?;
             finish(inst, &a.shape.dims, data)
         }
     }
@@ -75,17 +80,27 @@ pub fn eval(inst: &Instruction, op: &ElementwiseOp, ops: &[&Literal]) -> Result<
 
 /// A unary op on raw data (no shapes): for benchmarks and tests.
 pub fn unary_data(op: UnaryOp, d: &ArrayData) -> Result<ArrayData> {
+    unary::eval(op, d.view())
+}
+
+/// `unary_data` on borrowed elements.
+pub fn unary_view(op: UnaryOp, d: DataView<'_>) -> Result<ArrayData> {
     unary::eval(op, d)
+}
+
+/// `binary_data` on borrowed elements of equal length.
+pub fn binary_view(op: BinaryOp, a: DataView<'_>, b: DataView<'_>) -> Result<ArrayData> {
+    binary::eval(op, a, b)
 }
 
 /// A binary op on raw data of equal length: for benchmarks and tests.
 pub fn binary_data(op: BinaryOp, a: &ArrayData, b: &ArrayData) -> Result<ArrayData> {
-    binary::eval(op, a, b)
+    binary::eval(op, a.view(), b.view())
 }
 
 /// `convert` on raw data: for benchmarks and tests.
 pub fn convert_data(d: &ArrayData, to: crate::types::ElementType) -> Result<ArrayData> {
-    convert::convert(d, to)
+    convert::convert(d.view(), to)
 }
 
 /// `reduce-precision` on raw data: for benchmarks and tests.
@@ -94,7 +109,7 @@ pub fn reduce_precision_data(
     exponent_bits: i64,
     mantissa_bits: i64,
 ) -> Result<ArrayData> {
-    convert::reduce_precision(d, exponent_bits, mantissa_bits)
+    convert::reduce_precision(d.view(), exponent_bits, mantissa_bits)
 }
 
 /// Wraps result data in the instruction's type and layout with the operands' actual dimensions.
@@ -124,7 +139,7 @@ fn same_actual_dims(inst: &Instruction, a: &Array, b: &Array) -> Result<()> {
     Ok(())
 }
 
-pub(crate) fn type_error(op: impl std::fmt::Display, data: &ArrayData) -> Error {
+pub(crate) fn type_error(op: impl std::fmt::Display, data: DataView<'_>) -> Error {
     Error::internal(format!(
         "`{op}` reached the evaluator with {} elements, which the verifier refuses",
         data.ty()
@@ -367,7 +382,12 @@ fn select(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
 /// `select` on raw data: `t` and `f` of one length, `p` of that length or of one element (a
 /// scalar predicate).
 pub fn select_data(p: &ArrayData, t: &ArrayData, f: &ArrayData) -> Result<ArrayData> {
-    let ArrayData::Pred(preds) = p else {
+    select_view(p.view(), t.view(), f.view())
+}
+
+/// `select_data` on borrowed elements.
+pub fn select_view(p: DataView<'_>, t: DataView<'_>, f: DataView<'_>) -> Result<ArrayData> {
+    let DataView::Pred(preds) = p else {
         return Err(Error::internal("select predicate is not pred"));
     };
     let n = t.len();
@@ -377,22 +397,23 @@ pub fn select_data(p: &ArrayData, t: &ArrayData, f: &ArrayData) -> Result<ArrayD
         };
     }
     use ArrayData as D;
+    use DataView as V;
     let data = match (t, f) {
-        (D::Pred(x), D::Pred(y)) => D::Pred(sel!(x, y)),
-        (D::S8(x), D::S8(y)) => D::S8(sel!(x, y)),
-        (D::S16(x), D::S16(y)) => D::S16(sel!(x, y)),
-        (D::S32(x), D::S32(y)) => D::S32(sel!(x, y)),
-        (D::S64(x), D::S64(y)) => D::S64(sel!(x, y)),
-        (D::U8(x), D::U8(y)) => D::U8(sel!(x, y)),
-        (D::U16(x), D::U16(y)) => D::U16(sel!(x, y)),
-        (D::U32(x), D::U32(y)) => D::U32(sel!(x, y)),
-        (D::U64(x), D::U64(y)) => D::U64(sel!(x, y)),
-        (D::F16(x), D::F16(y)) => D::F16(sel!(x, y)),
-        (D::BF16(x), D::BF16(y)) => D::BF16(sel!(x, y)),
-        (D::F32(x), D::F32(y)) => D::F32(sel!(x, y)),
-        (D::F64(x), D::F64(y)) => D::F64(sel!(x, y)),
-        (D::C64(x), D::C64(y)) => D::C64(sel!(x, y)),
-        (D::C128(x), D::C128(y)) => D::C128(sel!(x, y)),
+        (V::Pred(x), V::Pred(y)) => D::Pred(sel!(x, y)),
+        (V::S8(x), V::S8(y)) => D::S8(sel!(x, y)),
+        (V::S16(x), V::S16(y)) => D::S16(sel!(x, y)),
+        (V::S32(x), V::S32(y)) => D::S32(sel!(x, y)),
+        (V::S64(x), V::S64(y)) => D::S64(sel!(x, y)),
+        (V::U8(x), V::U8(y)) => D::U8(sel!(x, y)),
+        (V::U16(x), V::U16(y)) => D::U16(sel!(x, y)),
+        (V::U32(x), V::U32(y)) => D::U32(sel!(x, y)),
+        (V::U64(x), V::U64(y)) => D::U64(sel!(x, y)),
+        (V::F16(x), V::F16(y)) => D::F16(sel!(x, y)),
+        (V::BF16(x), V::BF16(y)) => D::BF16(sel!(x, y)),
+        (V::F32(x), V::F32(y)) => D::F32(sel!(x, y)),
+        (V::F64(x), V::F64(y)) => D::F64(sel!(x, y)),
+        (V::C64(x), V::C64(y)) => D::C64(sel!(x, y)),
+        (V::C128(x), V::C128(y)) => D::C128(sel!(x, y)),
         _ => return Err(type_error("select", f)),
     };
     Ok(data)
@@ -415,8 +436,14 @@ fn clamp(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
 
 /// `clamp` on raw data: `lo` and `hi` each of `x`'s length or of one element (a scalar bound).
 pub fn clamp_data(lo: &ArrayData, x: &ArrayData, hi: &ArrayData) -> Result<ArrayData> {
+    clamp_view(lo.view(), x.view(), hi.view())
+}
+
+/// `clamp_data` on borrowed elements.
+pub fn clamp_view(lo: DataView<'_>, x: DataView<'_>, hi: DataView<'_>) -> Result<ArrayData> {
     let n = x.len();
     use ArrayData as D;
+    use DataView as V;
     macro_rules! ord {
         ($l:expr, $x:expr, $h:expr) => {
             map3($l, $x, $h, n, |l, v, h| {
@@ -450,19 +477,19 @@ pub fn clamp_data(lo: &ArrayData, x: &ArrayData, hi: &ArrayData) -> Result<Array
         };
     }
     let data = match (lo, x, hi) {
-        (D::Pred(l), D::Pred(v), D::Pred(h)) => D::Pred(ord!(l, v, h)),
-        (D::S8(l), D::S8(v), D::S8(h)) => D::S8(ord!(l, v, h)),
-        (D::S16(l), D::S16(v), D::S16(h)) => D::S16(ord!(l, v, h)),
-        (D::S32(l), D::S32(v), D::S32(h)) => D::S32(ord!(l, v, h)),
-        (D::S64(l), D::S64(v), D::S64(h)) => D::S64(ord!(l, v, h)),
-        (D::U8(l), D::U8(v), D::U8(h)) => D::U8(ord!(l, v, h)),
-        (D::U16(l), D::U16(v), D::U16(h)) => D::U16(ord!(l, v, h)),
-        (D::U32(l), D::U32(v), D::U32(h)) => D::U32(ord!(l, v, h)),
-        (D::U64(l), D::U64(v), D::U64(h)) => D::U64(ord!(l, v, h)),
-        (D::F16(l), D::F16(v), D::F16(h)) => D::F16(flt!(l, v, h)),
-        (D::BF16(l), D::BF16(v), D::BF16(h)) => D::BF16(flt!(l, v, h)),
-        (D::F32(l), D::F32(v), D::F32(h)) => D::F32(flt!(l, v, h)),
-        (D::F64(l), D::F64(v), D::F64(h)) => D::F64(flt!(l, v, h)),
+        (V::Pred(l), V::Pred(v), V::Pred(h)) => D::Pred(ord!(l, v, h)),
+        (V::S8(l), V::S8(v), V::S8(h)) => D::S8(ord!(l, v, h)),
+        (V::S16(l), V::S16(v), V::S16(h)) => D::S16(ord!(l, v, h)),
+        (V::S32(l), V::S32(v), V::S32(h)) => D::S32(ord!(l, v, h)),
+        (V::S64(l), V::S64(v), V::S64(h)) => D::S64(ord!(l, v, h)),
+        (V::U8(l), V::U8(v), V::U8(h)) => D::U8(ord!(l, v, h)),
+        (V::U16(l), V::U16(v), V::U16(h)) => D::U16(ord!(l, v, h)),
+        (V::U32(l), V::U32(v), V::U32(h)) => D::U32(ord!(l, v, h)),
+        (V::U64(l), V::U64(v), V::U64(h)) => D::U64(ord!(l, v, h)),
+        (V::F16(l), V::F16(v), V::F16(h)) => D::F16(flt!(l, v, h)),
+        (V::BF16(l), V::BF16(v), V::BF16(h)) => D::BF16(flt!(l, v, h)),
+        (V::F32(l), V::F32(v), V::F32(h)) => D::F32(flt!(l, v, h)),
+        (V::F64(l), V::F64(v), V::F64(h)) => D::F64(flt!(l, v, h)),
         _ => return Err(type_error("clamp", x)),
     };
     Ok(data)

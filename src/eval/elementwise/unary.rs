@@ -14,7 +14,7 @@ use super::math::{self, c_narrow, c_widen};
 use super::{map1, map1_fix, type_error};
 use crate::error::Result;
 use crate::hlo::opcode::UnaryOp;
-use crate::literal::{ArrayData as D, C64, C128};
+use crate::literal::{ArrayData as D, C64, C128, DataView as V};
 use half::{bf16, f16};
 
 /// A closure on F32 that evaluates an F64 function and rounds once.
@@ -28,16 +28,16 @@ macro_rules! via64 {
 macro_rules! floats {
     ($op:expr, $d:expr, $f32:expr, $f64:expr $(, $extra:pat => $e:expr)*) => {
         match $d {
-            D::F16(v) => {
+            V::F16(v) => {
                 let f = $f32;
                 D::F16(map1(v, move |x: f16| f16::from_f32(f(x.to_f32()))))
             }
-            D::BF16(v) => {
+            V::BF16(v) => {
                 let f = $f32;
                 D::BF16(map1(v, move |x: bf16| bf16::from_f32(f(x.to_f32()))))
             }
-            D::F32(v) => D::F32(map1(v, $f32)),
-            D::F64(v) => D::F64(map1(v, $f64)),
+            V::F32(v) => D::F32(map1(v, $f32)),
+            V::F64(v) => D::F64(map1(v, $f64)),
             $($extra => $e,)*
             other => return Err(type_error($op, other)),
         }
@@ -48,11 +48,11 @@ macro_rules! floats {
 macro_rules! floats_complex {
     ($op:expr, $d:expr, $f32:expr, $f64:expr, $c:expr) => {
         floats!($op, $d, $f32, $f64,
-            D::C64(v) => {
+            V::C64(v) => {
                 let f = $c;
                 D::C64(map1(v, move |z: C64| c_narrow(f(c_widen(z)))))
             },
-            D::C128(v) => D::C128(map1(v, $c))
+            V::C128(v) => D::C128(map1(v, $c))
         )
     };
 }
@@ -73,23 +73,23 @@ macro_rules! floats_complex_split {
             }
         };
         match $d {
-            D::F16(v) => D::F16(map1_fix(
+            V::F16(v) => D::F16(map1_fix(
                 v,
                 move |x: f16| f16::from_f32(fast(x.to_f32())),
                 move |x: f16| fix(x.to_f32()).map(f16::from_f32),
             )),
-            D::BF16(v) => D::BF16(map1_fix(
+            V::BF16(v) => D::BF16(map1_fix(
                 v,
                 move |x: bf16| bf16::from_f32(fast(x.to_f32())),
                 move |x: bf16| fix(x.to_f32()).map(bf16::from_f32),
             )),
-            D::F32(v) => D::F32(map1_fix(v, fast, fix)),
-            D::F64(v) => D::F64(map1(v, $libm)),
-            D::C64(v) => {
+            V::F32(v) => D::F32(map1_fix(v, fast, fix)),
+            V::F64(v) => D::F64(map1(v, $libm)),
+            V::C64(v) => {
                 let f = $c;
                 D::C64(map1(v, move |z: C64| c_narrow(f(c_widen(z)))))
             }
-            D::C128(v) => D::C128(map1(v, $c)),
+            V::C128(v) => D::C128(map1(v, $c)),
             other => return Err(type_error($op, other)),
         }
     }};
@@ -99,14 +99,14 @@ macro_rules! floats_complex_split {
 macro_rules! ints {
     ($op:expr, $d:expr, $x:ident => $body:expr $(, $extra:pat => $e:expr)*) => {
         match $d {
-            D::S8(v) => D::S8(map1(v, |$x: i8| $body)),
-            D::S16(v) => D::S16(map1(v, |$x: i16| $body)),
-            D::S32(v) => D::S32(map1(v, |$x: i32| $body)),
-            D::S64(v) => D::S64(map1(v, |$x: i64| $body)),
-            D::U8(v) => D::U8(map1(v, |$x: u8| $body)),
-            D::U16(v) => D::U16(map1(v, |$x: u16| $body)),
-            D::U32(v) => D::U32(map1(v, |$x: u32| $body)),
-            D::U64(v) => D::U64(map1(v, |$x: u64| $body)),
+            V::S8(v) => D::S8(map1(v, |$x: i8| $body)),
+            V::S16(v) => D::S16(map1(v, |$x: i16| $body)),
+            V::S32(v) => D::S32(map1(v, |$x: i32| $body)),
+            V::S64(v) => D::S64(map1(v, |$x: i64| $body)),
+            V::U8(v) => D::U8(map1(v, |$x: u8| $body)),
+            V::U16(v) => D::U16(map1(v, |$x: u16| $body)),
+            V::U32(v) => D::U32(map1(v, |$x: u32| $body)),
+            V::U64(v) => D::U64(map1(v, |$x: u64| $body)),
             $($extra => $e,)*
             other => return Err(type_error($op, other)),
         }
@@ -117,41 +117,41 @@ macro_rules! ints {
 macro_rules! signed {
     ($op:expr, $d:expr, $x:ident => $body:expr $(, $extra:pat => $e:expr)*) => {
         match $d {
-            D::S8(v) => D::S8(map1(v, |$x: i8| $body)),
-            D::S16(v) => D::S16(map1(v, |$x: i16| $body)),
-            D::S32(v) => D::S32(map1(v, |$x: i32| $body)),
-            D::S64(v) => D::S64(map1(v, |$x: i64| $body)),
+            V::S8(v) => D::S8(map1(v, |$x: i8| $body)),
+            V::S16(v) => D::S16(map1(v, |$x: i16| $body)),
+            V::S32(v) => D::S32(map1(v, |$x: i32| $body)),
+            V::S64(v) => D::S64(map1(v, |$x: i64| $body)),
             $($extra => $e,)*
             other => return Err(type_error($op, other)),
         }
     };
 }
 
-pub fn eval(op: UnaryOp, d: &D) -> Result<D> {
+pub fn eval(op: UnaryOp, d: V<'_>) -> Result<D> {
     use UnaryOp::*;
     Ok(match op {
         Abs => signed!(op, d, x => x.wrapping_abs(),
-            D::F16(v) => D::F16(map1(v, |x: f16| f16::from_bits(x.to_bits() & 0x7fff))),
-            D::BF16(v) => D::BF16(map1(v, |x: bf16| bf16::from_bits(x.to_bits() & 0x7fff))),
-            D::F32(v) => D::F32(map1(v, f32::abs)),
-            D::F64(v) => D::F64(map1(v, f64::abs)),
-            D::C64(v) => D::F32(map1(v, |z: C64| (z.re as f64).hypot(z.im as f64) as f32)),
-            D::C128(v) => D::F64(map1(v, |z: C128| z.re.hypot(z.im)))),
+            V::F16(v) => D::F16(map1(v, |x: f16| f16::from_bits(x.to_bits() & 0x7fff))),
+            V::BF16(v) => D::BF16(map1(v, |x: bf16| bf16::from_bits(x.to_bits() & 0x7fff))),
+            V::F32(v) => D::F32(map1(v, f32::abs)),
+            V::F64(v) => D::F64(map1(v, f64::abs)),
+            V::C64(v) => D::F32(map1(v, |z: C64| (z.re as f64).hypot(z.im as f64) as f32)),
+            V::C128(v) => D::F64(map1(v, |z: C128| z.re.hypot(z.im)))),
         Negate => ints!(op, d, x => x.wrapping_neg(),
-            D::F16(v) => D::F16(map1(v, |x: f16| f16::from_bits(x.to_bits() ^ 0x8000))),
-            D::BF16(v) => D::BF16(map1(v, |x: bf16| bf16::from_bits(x.to_bits() ^ 0x8000))),
-            D::F32(v) => D::F32(map1(v, |x: f32| -x)),
-            D::F64(v) => D::F64(map1(v, |x: f64| -x)),
-            D::C64(v) => D::C64(map1(v, |z: C64| -z)),
-            D::C128(v) => D::C128(map1(v, |z: C128| -z))),
+            V::F16(v) => D::F16(map1(v, |x: f16| f16::from_bits(x.to_bits() ^ 0x8000))),
+            V::BF16(v) => D::BF16(map1(v, |x: bf16| bf16::from_bits(x.to_bits() ^ 0x8000))),
+            V::F32(v) => D::F32(map1(v, |x: f32| -x)),
+            V::F64(v) => D::F64(map1(v, |x: f64| -x)),
+            V::C64(v) => D::C64(map1(v, |z: C64| -z)),
+            V::C128(v) => D::C128(map1(v, |z: C128| -z))),
         Sign => signed!(op, d, x => x.signum(),
-            D::F16(v) => D::F16(map1(v, |x: f16| f16::from_f32(math::sign_f32(x.to_f32())))),
-            D::BF16(v) => D::BF16(map1(v, |x: bf16| bf16::from_f32(math::sign_f32(x.to_f32())))),
-            D::F32(v) => D::F32(map1(v, math::sign_f32)),
-            D::F64(v) => D::F64(map1(v, math::sign_f64)),
-            D::C64(v) => D::C64(map1(v, |z: C64| c_narrow(math::c_sign(c_widen(z))))),
-            D::C128(v) => D::C128(map1(v, math::c_sign))),
-        Not => ints!(op, d, x => !x, D::Pred(v) => D::Pred(map1(v, |x: bool| !x))),
+            V::F16(v) => D::F16(map1(v, |x: f16| f16::from_f32(math::sign_f32(x.to_f32())))),
+            V::BF16(v) => D::BF16(map1(v, |x: bf16| bf16::from_f32(math::sign_f32(x.to_f32())))),
+            V::F32(v) => D::F32(map1(v, math::sign_f32)),
+            V::F64(v) => D::F64(map1(v, math::sign_f64)),
+            V::C64(v) => D::C64(map1(v, |z: C64| c_narrow(math::c_sign(c_widen(z))))),
+            V::C128(v) => D::C128(map1(v, math::c_sign))),
+        Not => ints!(op, d, x => !x, V::Pred(v) => D::Pred(map1(v, |x: bool| !x))),
         Clz => ints!(op, d, x => x.leading_zeros() as _),
         PopulationCount => ints!(op, d, x => x.count_ones() as _),
         Ceil => floats!(op, d, f32::ceil, f64::ceil),
@@ -159,22 +159,22 @@ pub fn eval(op: UnaryOp, d: &D) -> Result<D> {
         RoundNearestAfz => floats!(op, d, f32::round, f64::round),
         RoundNearestEven => floats!(op, d, f32::round_ties_even, f64::round_ties_even),
         IsFinite => match d {
-            D::F16(v) => D::Pred(map1(v, |x: f16| x.is_finite())),
-            D::BF16(v) => D::Pred(map1(v, |x: bf16| x.is_finite())),
-            D::F32(v) => D::Pred(map1(v, f32::is_finite)),
-            D::F64(v) => D::Pred(map1(v, f64::is_finite)),
+            V::F16(v) => D::Pred(map1(v, |x: f16| x.is_finite())),
+            V::BF16(v) => D::Pred(map1(v, |x: bf16| x.is_finite())),
+            V::F32(v) => D::Pred(map1(v, f32::is_finite)),
+            V::F64(v) => D::Pred(map1(v, f64::is_finite)),
             other => return Err(type_error(op, other)),
         },
         Real => match d {
-            D::C64(v) => D::F32(map1(v, |z: C64| z.re)),
-            D::C128(v) => D::F64(map1(v, |z: C128| z.re)),
-            D::F16(_) | D::BF16(_) | D::F32(_) | D::F64(_) => d.clone(),
+            V::C64(v) => D::F32(map1(v, |z: C64| z.re)),
+            V::C128(v) => D::F64(map1(v, |z: C128| z.re)),
+            V::F16(_) | V::BF16(_) | V::F32(_) | V::F64(_) => d.to_data(),
             other => return Err(type_error(op, other)),
         },
         Imag => match d {
-            D::C64(v) => D::F32(map1(v, |z: C64| z.im)),
-            D::C128(v) => D::F64(map1(v, |z: C128| z.im)),
-            D::F16(_) | D::BF16(_) | D::F32(_) | D::F64(_) => D::zeros(d.ty(), d.len()),
+            V::C64(v) => D::F32(map1(v, |z: C64| z.im)),
+            V::C128(v) => D::F64(map1(v, |z: C128| z.im)),
+            V::F16(_) | V::BF16(_) | V::F32(_) | V::F64(_) => D::zeros(d.ty(), d.len()),
             other => return Err(type_error(op, other)),
         },
         Sqrt => floats_complex!(op, d, f32::sqrt, f64::sqrt, |z: C128| z.sqrt()),

@@ -610,7 +610,7 @@ fn bitcast(ev: &Evaluator, inst: &Instruction, a: &Array) -> Result<Array> {
     let buf = if decl.ty == a.ty() {
         buf
     } else {
-        crate::eval::elementwise::convert::bitcast(&buf, decl.ty)?
+        crate::eval::elementwise::convert::bitcast(buf.view(), decl.ty)?
     };
     Array::from_buffer(decl.clone(), &buf)
 }
