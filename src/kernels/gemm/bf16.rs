@@ -45,16 +45,29 @@ pub fn available() -> bool {
 /// The smallest binary exponent of a nonzero finite element, or `None` when some nonzero
 /// element is subnormal (which the instruction would read as zero); `Some(i32::MAX)` for none.
 fn min_exponent(v: &[bf16]) -> Option<i32> {
-    // Branch-free over the bits, so the scan vectorises: the smallest biased exponent of the
-    // normal elements (zeros, infinities and NaNs count as 255), and whether any is subnormal.
-    let (mut min, mut subnormal) = (255u16, false);
-    for x in v {
-        let b = x.to_bits();
-        let e = (b >> 7) & 0xff;
-        subnormal |= e == 0 && b & 0x7f != 0;
-        min = min.min(if e == 0 { 255 } else { e });
+    // Branch-free over the bits in 16-bit lanes, so the scan vectorises even for the baseline
+    // target (SSE2 has a signed 16-bit minimum only, and the exponents fit): the smallest biased
+    // exponent of the normal elements (zeros, infinities and NaNs count as 255), and whether any
+    // is subnormal. (A scan of bools and unsigned minima compiled to a scalar loop that took 6%
+    // of a program with two 512x1024x512 dots.)
+    let (mut min, mut subnormal) = ([255i16; 16], [0i16; 16]);
+    let lanes = v.chunks_exact(16);
+    let rest = lanes.remainder();
+    let fold = |x: &[bf16], min: &mut [i16], sub: &mut [i16]| {
+        for ((x, m), s) in x.iter().zip(min.iter_mut()).zip(sub.iter_mut()) {
+            let b = x.to_bits() as i16;
+            let e = (b >> 7) & 0xff;
+            let zero_exp = -((e == 0) as i16);
+            *s |= zero_exp & (b & 0x7f);
+            *m = (*m).min(e | (zero_exp & 255));
+        }
+    };
+    for x in lanes {
+        fold(x, &mut min, &mut subnormal);
     }
-    match (subnormal, min) {
+    fold(rest, &mut min, &mut subnormal);
+    let min = min.iter().copied().min().unwrap_or(255);
+    match (subnormal.iter().any(|&s| s != 0), min) {
         (true, _) => None,
         (false, 255) => Some(i32::MAX),
         (false, e) => Some(e as i32 - 127),
@@ -350,5 +363,51 @@ mod tests {
             &[tiny]
         ));
         assert!(exact_for(&[], &[small]));
+    }
+
+    /// The vectorised exponent scan against its scalar definition: every bit pattern alone, and
+    /// mixtures of lengths that end in every remainder of the 16-lane blocks.
+    #[test]
+    fn the_exponent_scan_matches_its_definition() {
+        fn naive(v: &[bf16]) -> Option<i32> {
+            let mut min = 255;
+            for x in v {
+                let e = (x.to_bits() >> 7) & 0xff;
+                if e == 0 && x.to_bits() & 0x7f != 0 {
+                    return None;
+                }
+                if e != 0 && e < min {
+                    min = e;
+                }
+            }
+            Some(if min == 255 { i32::MAX } else { min as i32 - 127 })
+        }
+        for bits in 0..=u16::MAX {
+            let x = [bf16::from_bits(bits)];
+            assert_eq!(min_exponent(&x), naive(&x), "{bits:#06x}");
+        }
+        let mut state = 0x9e37_79b9_u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        for len in 0..70 {
+            for _ in 0..50 {
+                let v: Vec<bf16> = (0..len)
+                    .map(|_| {
+                        let r = next();
+                        // Mostly ordinary values, sometimes a zero, subnormal or special one.
+                        match r % 16 {
+                            0 => bf16::from_bits((r >> 16) as u16 & 0x807f),
+                            1 => bf16::from_bits(0x7f80 | (r >> 16) as u16 & 0x807f),
+                            _ => bf16::from_bits((r >> 8) as u16),
+                        }
+                    })
+                    .collect();
+                assert_eq!(min_exponent(&v), naive(&v), "{v:?}");
+            }
+        }
     }
 }
