@@ -831,7 +831,10 @@ fn run_tile(
             let missing =
                 || Error::internal(format!("a fused operand of `{}` is missing", inst.name));
             match step.operands.get(k).ok_or_else(missing)? {
-                Source::Step(i) => st.steps[*i].as_ref().map(ArrayData::view).ok_or_else(missing),
+                Source::Step(i) => st.steps[*i]
+                    .as_ref()
+                    .map(ArrayData::view)
+                    .ok_or_else(missing),
                 // An input is read where it lies: the caller checked its length.
                 Source::Full(j) => inputs
                     .fulls
@@ -839,8 +842,14 @@ fn run_tile(
                     .and_then(|d| d.view().slice(start, len))
                     .ok_or_else(missing),
                 Source::Splat(j) => st.splats.get(*j).map(ArrayData::view).ok_or_else(missing),
-                Source::Iota(j) => st.iotas[*j].as_ref().map(ArrayData::view).ok_or_else(missing),
-                Source::Bcast(j) => st.bcasts[*j].as_ref().map(ArrayData::view).ok_or_else(missing),
+                Source::Iota(j) => st.iotas[*j]
+                    .as_ref()
+                    .map(ArrayData::view)
+                    .ok_or_else(missing),
+                Source::Bcast(j) => st.bcasts[*j]
+                    .as_ref()
+                    .map(ArrayData::view)
+                    .ok_or_else(missing),
                 Source::Scalar(j) => inputs.scalars.get(*j).map(|d| d.view()).ok_or_else(missing),
             }
         };

@@ -102,6 +102,16 @@ pub fn fill_fresh<U: Send + 'static>(
     v
 }
 
+/// A fresh copy of `src`, copied in parallel chunks when it is long: for a result that starts as
+/// a copy of an operand it then updates in place (a scatter into a 5 MiB table spent as long on
+/// a single-threaded copy as on its updates).
+pub fn copy_fresh<U: Copy + Send + Sync + 'static>(src: &[U]) -> Vec<U> {
+    let n = src.len();
+    fill_fresh(n, chunk_for(n, 1 << 16), &|start, dst| {
+        dst.write_copy_of_slice(&src[start..start + dst.len()]);
+    })
+}
+
 /// `f(i)` for every `i` in `0..n`, collected in order, computed in parallel chunks of at least
 /// `min_chunk` indices. For work that is coarse per index (a whole reduction, a sorted row).
 pub fn collect_indexed<U: Send + 'static>(

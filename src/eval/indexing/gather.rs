@@ -6,6 +6,7 @@ use crate::hlo::attrs::GatherAttrs;
 use crate::literal::{Array, ArrayData, NativeType};
 use crate::shape::{ArrayShape, row_major_strides};
 use crate::with_data;
+use std::mem::MaybeUninit;
 
 /// Gather's dimension numbers, as the attributes spell them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -155,9 +156,27 @@ fn gather_typed<T: NativeType>(
     // A recycled buffer when the pool has one of the size (`kernels::pages`): a fresh mapping's
     // page faults cost more than zeroing mapped pages, and a result allocated outside the pool
     // grew the pool by one buffer per call without ever taking one back.
-    let mut out = crate::kernels::pages::fresh_vec(total);
-    out.resize(total, T::zero());
-    gather_rows(src, &mut out, dims, g_step, o_step, starts);
+    // Its elements are written once, by the gather: zeroing them first was a single-threaded
+    // pass as long as the gather itself.
+    let mut out: Vec<T> = crate::kernels::pages::fresh_vec(total);
+    let run = dims.last().map_or(1, |&r| r as usize);
+    if run == 0 || total % run != 0 {
+        // No element (or, impossibly for a shape, a partial row): nothing to leave unwritten.
+        out.resize(total, T::zero());
+        return T::into_data(out);
+    }
+    gather_rows(
+        src,
+        &mut out.spare_capacity_mut()[..total],
+        dims,
+        g_step,
+        o_step,
+        starts,
+    );
+    // SAFETY: `gather_rows` splits the `total` elements into chunks of whole rows of `run`
+    // (`total` is a multiple of `run`, checked above) and writes every element of every row; a
+    // panic inside would have left through `for_each_chunk` before this point.
+    unsafe { out.set_len(total) };
     T::into_data(out)
 }
 
@@ -166,7 +185,7 @@ fn gather_typed<T: NativeType>(
 /// dimension; output chunks are filled in parallel.
 fn gather_rows<T: Copy + Send + Sync>(
     src: &[T],
-    out: &mut [T],
+    out: &mut [MaybeUninit<T>],
     dims: &[i64],
     g_step: &[usize],
     o_step: &[usize],
@@ -195,15 +214,15 @@ fn gather_rows<T: Copy + Send + Sync>(
             }
             if rg == 0 && ro == 1 {
                 let s = starts[g] + o;
-                dst.copy_from_slice(&src[s..s + run]);
+                dst.write_copy_of_slice(&src[s..s + run]);
             } else if rg == 0 {
                 let s = starts[g] + o;
                 for (t, x) in dst.iter_mut().enumerate() {
-                    *x = src[s + t * ro];
+                    x.write(src[s + t * ro]);
                 }
             } else {
                 for (t, x) in dst.iter_mut().enumerate() {
-                    *x = src[starts[g + t * rg] + o + t * ro];
+                    x.write(src[starts[g + t * rg] + o + t * ro]);
                 }
             }
             // Next row (wrapping past the last one is harmless).

@@ -10,7 +10,6 @@ use crate::hlo::attrs::ScatterAttrs;
 use crate::hlo::opcode::{BinaryOp, MovementOp, Op};
 use crate::literal::{Array, ArrayData, Literal, NativeType};
 use crate::shape::{ArrayShape, Shape, row_major_strides};
-use crate::with_data;
 use half::{bf16, f16};
 
 /// Scatter's dimension numbers, as the attributes spell them.
@@ -301,9 +300,9 @@ pub fn scatter_fast(
         ($($v:ident),*) => {
             match (operand, updates) {
                 $((ArrayData::$v(o), ArrayData::$v(u)) => {
-                    let mut out = o.clone();
+                    let mut out = crate::kernels::pool::copy_fresh(o);
                     scatter_typed(&mut out, u, plan, |a, b| a.scatter_add(b));
-                    Some(ArrayData::$v(out))
+                    Some(ArrayData::$v(out.into()))
                 })*
                 _ => None,
             }
@@ -317,12 +316,11 @@ pub fn scatter_fast(
             if operand.ty() != updates.ty() {
                 return None;
             }
-            let mut out = operand.clone();
-            with_data!(&mut out, o => {
-                let u = NativeType::slice(updates)?;
-                scatter_typed(o, u, plan, |_, b| b);
-            });
-            Some(out)
+            Some(crate::map_data!(operand, o => {
+                let mut out = crate::kernels::pool::copy_fresh(o);
+                scatter_typed(&mut out, NativeType::slice(updates)?, plan, |_, b| b);
+                out
+            }))
         }
     }
 }

@@ -380,7 +380,11 @@ mod tests {
                     min = e;
                 }
             }
-            Some(if min == 255 { i32::MAX } else { min as i32 - 127 })
+            Some(if min == 255 {
+                i32::MAX
+            } else {
+                min as i32 - 127
+            })
         }
         for bits in 0..=u16::MAX {
             let x = [bf16::from_bits(bits)];
