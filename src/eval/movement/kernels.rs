@@ -222,7 +222,7 @@ pub fn strides(dims: &[usize]) -> Vec<usize> {
 
 /// A fresh row-major array of shape `dims` whose element `i` is `src[off + Σ i_k·ss_k]`.
 /// `fill` initialises the buffer before the copy overwrites it (any value of the type).
-pub fn gather<T: Copy + Send + Sync>(
+pub fn gather<T: Copy + Send + Sync + 'static>(
     src: &[T],
     off: isize,
     ss: &[isize],
@@ -230,6 +230,19 @@ pub fn gather<T: Copy + Send + Sync>(
     fill: T,
 ) -> Vec<T> {
     let total: usize = dims.iter().product();
+    if total > 0 && ss.iter().all(|&s| s == 0) {
+        // One element repeated (a broadcast scalar, such as the zeros a loop's result buffer
+        // starts from): a single parallel pass of stores. Filling first and copying after was
+        // two passes, one of them single-threaded, over a 16 MiB buffer.
+        let v = src[off as usize];
+        return crate::kernels::pool::fill_fresh(
+            total,
+            crate::kernels::pool::chunk_for(total, PARALLEL_MIN),
+            &|_, d| {
+                d.fill(std::mem::MaybeUninit::new(v));
+            },
+        );
+    }
     let mut out = vec![fill; total];
     if total == 0 {
         return out;
@@ -278,6 +291,10 @@ mod tests {
         // Reverse both dimensions of [90, 70].
         let r = gather(&src, 6299, &[-70, -1], &[90, 70], 0);
         assert_eq!(r, naive(&src, 6299, &[-70, -1], &[90, 70]));
+        // One element broadcast (the fill path), large enough to split across threads.
+        let z = gather(&src, 17, &[0, 0], &[600, 700], 0);
+        assert_eq!(z, naive(&src, 17, &[0, 0], &[600, 700]));
+        assert_eq!(gather(&src, 3, &[0], &[0], 0), Vec::<i32>::new());
         // Broadcast a row, strided slice, 3-D permutation.
         let b = gather(&src, 5, &[0, 1, 0], &[3, 4, 5], 0);
         assert_eq!(b, naive(&src, 5, &[0, 1, 0], &[3, 4, 5]));
