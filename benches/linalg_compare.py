@@ -86,6 +86,12 @@ def main():
                   f"(benches/linalg_peers.py: numpy {linalg_peers.np.__version__} matmul on its "
                   f"bundled OpenBLAS, jax {getattr(linalg_peers.jax, '__version__', '(absent)')} jitted on XLA:CPU, best of "
                   f"3 to 10 runs), case after case")
+        # A run that restricts the instruction sets (to measure the AVX2 paths on a machine with
+        # AVX-512) says so, since its figures are not the machine's best.
+        forced = [f"{k}={os.environ[k]}" for k in ("XLA_SPEC_GEMM_KERNEL", "OPENBLAS_CORETYPE", "XLA_FLAGS")
+                  if os.environ.get(k)]
+        if forced:
+            method += "; instruction sets restricted: " + ", ".join(forced)
         record.save(save, "linalg", rows, start, end, [load0[0], load1[0]], ROOT, method)
     print()
     print(f"CPU: {m['model']} (family {m['family']}, model {m['model_number']}); "
