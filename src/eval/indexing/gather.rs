@@ -160,7 +160,7 @@ fn gather_typed<T: NativeType>(
     // pass as long as the gather itself.
     let mut out: Vec<T> = crate::kernels::pages::fresh_vec(total);
     let run = dims.last().map_or(1, |&r| r as usize);
-    if run == 0 || total % run != 0 {
+    if run == 0 || !total.is_multiple_of(run) {
         // No element (or, impossibly for a shape, a partial row): nothing to leave unwritten.
         out.resize(total, T::zero());
         return T::into_data(out);
@@ -214,7 +214,7 @@ fn gather_rows<T: Copy + Send + Sync>(
             }
             if rg == 0 && ro == 1 {
                 let s = starts[g] + o;
-                dst.write_copy_of_slice(&src[s..s + run]);
+                crate::kernels::pool::write_slice(dst, &src[s..s + run]);
             } else if rg == 0 {
                 let s = starts[g] + o;
                 for (t, x) in dst.iter_mut().enumerate() {
