@@ -80,7 +80,7 @@ pub enum Source {
     /// The value of an earlier step of the group.
     Step(usize),
     /// An array of the group's dimensions computed outside it (`Group::fulls[j]`): its tile is
-    /// copied out.
+    /// read where it lies.
     Full(usize),
     /// A rank-0 value from outside (`Group::splats[j]`), broadcast to every element.
     Splat(usize),
@@ -634,6 +634,9 @@ struct Inputs<'v> {
     fulls: Vec<&'v ArrayData>,
     bcasts: Vec<&'v ArrayData>,
     splats: Vec<Scalar>,
+    /// The same rank-0 values as one-element arrays, for the members that broadcast them
+    /// themselves (`narrow_splats`).
+    splat_data: Vec<&'v ArrayData>,
     scalars: Vec<&'v ArrayData>,
 }
 
@@ -682,6 +685,11 @@ pub fn run_group(
             .splats
             .iter()
             .map(|&o| value(o, Some(1)).map(|d| d.get(0)))
+            .collect::<Result<_>>()?,
+        splat_data: g
+            .splats
+            .iter()
+            .map(|&o| value(o, Some(1)))
             .collect::<Result<_>>()?,
         scalars: g
             .scalars
@@ -827,6 +835,7 @@ fn run_tile(
             }
         }
         let inst = &comp.instructions[step.inst];
+        let narrow = narrow_splats(inst, &step.operands);
         let arg = |k: usize| -> Result<DataView<'_>> {
             let missing =
                 || Error::internal(format!("a fused operand of `{}` is missing", inst.name));
@@ -840,6 +849,11 @@ fn run_tile(
                     .fulls
                     .get(*j)
                     .and_then(|d| d.view().slice(start, len))
+                    .ok_or_else(missing),
+                Source::Splat(j) if narrow => inputs
+                    .splat_data
+                    .get(*j)
+                    .map(|d| d.view())
                     .ok_or_else(missing),
                 Source::Splat(j) => st.splats.get(*j).map(ArrayData::view).ok_or_else(missing),
                 Source::Iota(j) => st.iotas[*j]
@@ -878,6 +892,21 @@ fn run_tile(
         }
     }
     Ok(())
+}
+
+/// Whether member `inst` takes its rank-0 inputs as one-element views and broadcasts them itself
+/// (`elementwise::map2`): binary ops and comparisons with at least one operand that is not such
+/// an input (two would make a one-element result).
+///
+/// Why: a splat's tile is as large as any other (32 KiB of U32 at 8192 elements), and the
+/// threefry round reads eleven of them, each once per tile and op, competing for the L2 cache
+/// with the values that matter.
+fn narrow_splats(inst: &Instruction, operands: &[Source]) -> bool {
+    let map2 = matches!(
+        inst.op,
+        Op::Binary(_) | Op::Elementwise(ElementwiseOp::Compare(_))
+    );
+    map2 && operands.iter().any(|s| !matches!(s, Source::Splat(_)))
 }
 
 /// Elements `start..start + len` of an integer iota: the index along its dimension, cast to

@@ -196,15 +196,29 @@ where
     .into()
 }
 
-/// `f` on every pair of elements, in parallel for large arrays.
+/// `f` on every pair of elements, in parallel for large arrays. An operand of one element
+/// against a longer one stands for a scalar broadcast to every position: fused groups pass their
+/// rank-0 inputs so, instead of a tile of copies that every element reads from the cache.
 #[inline]
 pub fn map2<T, U, V, F>(x: &[T], y: &[U], f: F) -> Buf<V>
 where
-    T: Copy + Sync,
-    U: Copy + Sync,
+    T: Copy + Sync + Send,
+    U: Copy + Sync + Send,
     V: Send,
     F: Fn(T, U) -> V + Sync + Send,
 {
+    if let [b] = y
+        && x.len() > 1
+    {
+        let b = *b;
+        return map1(x, move |a| f(a, b));
+    }
+    if let [a] = x
+        && y.len() > 1
+    {
+        let a = *a;
+        return map1(y, move |b| f(a, b));
+    }
     let n = x.len().min(y.len());
     crate::kernels::pool::fill_fresh(n, chunk(n), &|start, dst| {
         lanes::run2(dst, &x[start..], &y[start..], &f)
