@@ -895,18 +895,24 @@ fn run_tile(
 }
 
 /// Whether member `inst` takes its rank-0 inputs as one-element views and broadcasts them itself
-/// (`elementwise::map2`): binary ops and comparisons with at least one operand that is not such
-/// an input (two would make a one-element result).
+/// (`elementwise::map2`, `map3`): binary ops, comparisons, selects and clamps with at least one
+/// operand that is not such an input (else the result would have one element).
 ///
 /// Why: a splat's tile is as large as any other (32 KiB of U32 at 8192 elements), and the
 /// threefry round reads eleven of them, each once per tile and op, competing for the L2 cache
 /// with the values that matter.
 fn narrow_splats(inst: &Instruction, operands: &[Source]) -> bool {
-    let map2 = matches!(
+    let broadcasts = matches!(
         inst.op,
-        Op::Binary(_) | Op::Elementwise(ElementwiseOp::Compare(_))
+        Op::Binary(_)
+            | Op::Elementwise(
+                ElementwiseOp::Compare(_) | ElementwiseOp::Select | ElementwiseOp::Clamp
+            )
     );
-    map2 && operands.iter().any(|s| !matches!(s, Source::Splat(_)))
+    broadcasts
+        && operands
+            .iter()
+            .any(|s| !matches!(s, Source::Splat(_) | Source::Scalar(_)))
 }
 
 /// Elements `start..start + len` of an integer iota: the index along its dimension, cast to

@@ -297,13 +297,51 @@ mod lanes {
         c: &[C],
         f: &F,
     ) {
-        #[inline(always)]
-        fn at<X: Copy>(v: &[X], i: usize) -> X {
-            if v.len() == 1 { v[0] } else { v[i] }
-        }
-        for (k, d) in dst.iter_mut().enumerate() {
-            let i = start + k;
-            d.write(f(at(a, i), at(b, i), at(c, i)));
+        // The usual patterns (every operand whole; a scalar predicate or bound; scalar branches or
+        // bounds around a whole array) as plain zips the compiler vectorises; any other mix
+        // element by element.
+        let n = dst.len();
+        let whole = |len: usize| len != 1 || n == 1;
+        match (whole(a.len()), whole(b.len()), whole(c.len())) {
+            (true, true, true) => {
+                let (a, b, c) = (
+                    &a[start..start + n],
+                    &b[start..start + n],
+                    &c[start..start + n],
+                );
+                for (((d, &x), &y), &z) in dst.iter_mut().zip(a).zip(b).zip(c) {
+                    d.write(f(x, y, z));
+                }
+            }
+            (false, true, true) => {
+                let x = a[0];
+                let (b, c) = (&b[start..start + n], &c[start..start + n]);
+                for ((d, &y), &z) in dst.iter_mut().zip(b).zip(c) {
+                    d.write(f(x, y, z));
+                }
+            }
+            (true, false, false) => {
+                let (y, z) = (b[0], c[0]);
+                for (d, &x) in dst.iter_mut().zip(&a[start..start + n]) {
+                    d.write(f(x, y, z));
+                }
+            }
+            (false, true, false) => {
+                let (x, z) = (a[0], c[0]);
+                for (d, &y) in dst.iter_mut().zip(&b[start..start + n]) {
+                    d.write(f(x, y, z));
+                }
+            }
+            _ => {
+                #[inline(always)]
+                fn at<X: Copy>(v: &[X], i: usize) -> X {
+                    if v.len() == 1 { v[0] } else { v[i] }
+                }
+                for (k, d) in dst.iter_mut().enumerate() {
+                    let i = start + k;
+                    d.write(f(at(a, i), at(b, i), at(c, i)));
+                }
+            }
         }
     }
 
@@ -380,6 +418,13 @@ mod lanes {
     }
 }
 
+/// The length of a `map3` result whose operands have these lengths, where an operand of one
+/// element stands for a scalar broadcast: the length of the others (1 when all have one; 0 for
+/// empty arrays with a scalar predicate or bounds).
+fn broadcast_len(lens: &[usize]) -> usize {
+    lens.iter().copied().filter(|&l| l != 1).max().unwrap_or(1)
+}
+
 /// `select(pred, on_true, on_false)`: a scalar predicate picks a whole operand; an array
 /// predicate picks per element.
 fn select(inst: &Instruction, ops: &[&Literal]) -> Result<Literal> {
@@ -404,7 +449,7 @@ pub fn select_view(p: DataView<'_>, t: DataView<'_>, f: DataView<'_>) -> Result<
     let DataView::Pred(preds) = p else {
         return Err(Error::internal("select predicate is not pred"));
     };
-    let n = t.len();
+    let n = broadcast_len(&[t.len(), f.len(), preds.len()]);
     macro_rules! sel {
         ($x:expr, $y:expr) => {
             map3(preds, $x, $y, n, |c, a, b| if c { a } else { b })
@@ -455,7 +500,7 @@ pub fn clamp_data(lo: &ArrayData, x: &ArrayData, hi: &ArrayData) -> Result<Array
 
 /// `clamp_data` on borrowed elements.
 pub fn clamp_view(lo: DataView<'_>, x: DataView<'_>, hi: DataView<'_>) -> Result<ArrayData> {
-    let n = x.len();
+    let n = broadcast_len(&[x.len(), lo.len(), hi.len()]);
     use ArrayData as D;
     use DataView as V;
     macro_rules! ord {

@@ -381,8 +381,8 @@ fn broadcasts_of_small_arrays_are_gathered_large_ones_read() {
     assert_eq!(names(&m, plan.groups[0].fulls.clone()), strs(&["r", "b"]));
 }
 
-/// Binary ops and comparisons read rank-0 inputs as one-element views, on either side, and a
-/// member whose operands are both such inputs (or a select of them) still gets whole tiles: the
+/// Binary ops, comparisons, selects and clamps read rank-0 inputs as one-element views, in any
+/// position, and a member whose operands are all such inputs still gets whole tiles: the
 /// results are the op-by-op ones, element for element, over eight tiles and a short last one.
 #[test]
 fn splat_operands_on_either_side_and_on_both_give_the_op_by_op_results() {
@@ -398,9 +398,13 @@ fn splat_operands_on_either_side_and_on_both_give_the_op_by_op_results() {
   both = u32[{n}] subtract(bs, bt)
   lt = pred[{n}] compare(bs, p), direction=LT
   sel = u32[{n}] select(lt, bs, bt)
+  cl = u32[{n}] clamp(bs, p, bt)
+  cx = u32[{n}] clamp(p, bs, bt)
   x = u32[{n}] xor(l, r)
   y = u32[{n}] add(x, both)
-  ROOT z = u32[{n}] add(y, sel)"
+  w = u32[{n}] add(cl, cx)
+  v = u32[{n}] xor(y, w)
+  ROOT z = u32[{n}] add(v, sel)"
     );
     let p = Literal::vec(
         vec![n as i64],
@@ -419,9 +423,9 @@ fn splat_operands_on_either_side_and_on_both_give_the_op_by_op_results() {
     );
     // One element worked out by hand: p = 0 (the first), shifts of 7 and of the constant.
     let (s, t) = (7u32, 0x8000_0001u32);
-    let want = ((0u32 << s) ^ t)
-        .wrapping_add(s.wrapping_sub(t))
-        .wrapping_add(t);
+    // clamp(7, 0, t) = 7 and clamp(0, 7, t) = 7.
+    let y = ((0u32 << s) ^ t).wrapping_add(s.wrapping_sub(t));
+    let want = (y ^ (s + s)).wrapping_add(t);
     assert_eq!(
         out.as_array().unwrap().data.get(0),
         crate::literal::Scalar::U32(want)
