@@ -645,8 +645,9 @@ struct TileState {
     steps: Vec<Option<ArrayData>>,
     iotas: Vec<Option<ArrayData>>,
     bcasts: Vec<Option<ArrayData>>,
-    splats: Vec<ArrayData>,
-    splat_len: usize,
+    /// Tiles of the rank-0 inputs, made for the members that read them as tiles (`narrow_splats`
+    /// says which do not), each as long as the tile it was made for.
+    splats: Vec<Option<ArrayData>>,
 }
 
 /// Evaluates group `g` of `comp` on the values computed so far; returns each output's value with
@@ -766,8 +767,7 @@ pub fn run_group(
                 steps: vec![None; g.steps.len()],
                 iotas: vec![None; g.iotas.len()],
                 bcasts: vec![None; g.bcasts.len()],
-                splats: vec![],
-                splat_len: usize::MAX,
+                splats: vec![None; g.splats.len()],
             };
             for k in t * per_task..((t + 1) * per_task).min(tiles) {
                 if failed.load(Ordering::Relaxed) {
@@ -814,17 +814,19 @@ fn run_tile(
     at: usize,
     sinks: &mut [Box<dyn Sink + '_>],
 ) -> Result<()> {
-    if st.splat_len != len {
-        st.splats = inputs
-            .splats
-            .iter()
-            .map(|&s| ArrayData::splat(s, len))
-            .collect();
-        st.splat_len = len;
-    }
     for (s, step) in g.steps.iter().enumerate() {
+        let inst = &comp.instructions[step.inst];
+        let narrow = narrow_splats(inst, &step.operands);
         for src in &step.operands {
             match *src {
+                Source::Splat(j)
+                    if !narrow && st.splats[j].as_ref().is_none_or(|t| t.len() != len) =>
+                {
+                    let v = inputs.splats.get(j).copied().ok_or_else(|| {
+                        Error::internal(format!("a fused operand of `{}` is missing", inst.name))
+                    })?;
+                    st.splats[j] = Some(ArrayData::splat(v, len));
+                }
                 Source::Iota(j) if st.iotas[j].is_none() => {
                     st.iotas[j] = Some(iota_tile(&g.iotas[j], start, len)?);
                 }
@@ -834,8 +836,6 @@ fn run_tile(
                 _ => {}
             }
         }
-        let inst = &comp.instructions[step.inst];
-        let narrow = narrow_splats(inst, &step.operands);
         let arg = |k: usize| -> Result<DataView<'_>> {
             let missing =
                 || Error::internal(format!("a fused operand of `{}` is missing", inst.name));
@@ -855,7 +855,12 @@ fn run_tile(
                     .get(*j)
                     .map(|d| d.view())
                     .ok_or_else(missing),
-                Source::Splat(j) => st.splats.get(*j).map(ArrayData::view).ok_or_else(missing),
+                Source::Splat(j) => st
+                    .splats
+                    .get(*j)
+                    .and_then(|t| t.as_ref())
+                    .map(ArrayData::view)
+                    .ok_or_else(missing),
                 Source::Iota(j) => st.iotas[*j]
                     .as_ref()
                     .map(ArrayData::view)
