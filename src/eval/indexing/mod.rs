@@ -129,6 +129,13 @@ impl IndexSpace {
     fn locate(&self, mut g: usize, multi: &mut [i64]) -> usize {
         let mut at = 0;
         for d in (0..self.gdims.len()).rev() {
+            if d == 0 {
+                // What is left is the outermost index itself (`g < count()`): no division, which
+                // was most of a plan's cost for a list of indices (one batch dimension).
+                multi[0] = g as i64;
+                at += g * self.gstride_in_indices[0];
+                break;
+            }
             let size = self.gdims[d].max(1) as usize;
             multi[d] = (g % size) as i64;
             g /= size;

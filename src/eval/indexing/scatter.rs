@@ -125,29 +125,47 @@ pub fn scatter_plan(
         .filter_map(|(&o, &i)| Some((o as usize, space.gpos.get(i as usize).copied()??)))
         .collect();
     let count = space.count();
+    // Where each operand dimension's start comes from: an index component, a batch position, or
+    // nothing (0). Read per dimension rather than through a zeroed start vector: its reset (a
+    // `memset` call) and the reads of what it had just written stalled a plan of 16384 indices.
+    #[derive(Clone, Copy)]
+    enum From {
+        Zero,
+        Component(usize),
+        Batch(usize),
+    }
+    let mut from = vec![From::Zero; rank];
+    for (k, &od) in d
+        .scatter_dims_to_operand_dims
+        .iter()
+        .enumerate()
+        .take(n_comp)
+    {
+        from[od as usize] = From::Component(k);
+    }
+    for &(od, gp) in &batch_pairs {
+        from[od] = From::Batch(gp);
+    }
     let starts: Vec<(Option<usize>, usize)> = crate::kernels::pool::fill_fresh(
         count,
         crate::kernels::pool::chunk_for(count, 4096),
         &|first, dst| {
-            let (mut multi, mut start) = (vec![0i64; space.gdims.len()], vec![0i64; rank]);
+            let mut multi = vec![0i64; space.gdims.len()];
             for (j, slot) in dst.iter_mut().enumerate() {
                 slot.write({
                     let g = first + j;
                     let at = space.locate(g, &mut multi);
-                    start.iter_mut().for_each(|s| *s = 0);
-                    for k in 0..n_comp {
-                        start[d.scatter_dims_to_operand_dims[k] as usize] =
-                            idx[at + k * space.component_stride];
+                    let (mut fits, mut offset) = (true, 0usize);
+                    for i in 0..rank {
+                        let s = match from[i] {
+                            From::Zero => 0,
+                            From::Component(k) => idx[at + k * space.component_stride],
+                            From::Batch(gp) => multi[gp],
+                        };
+                        fits &= s >= 0 && s <= odims[i] - wsize[i];
+                        offset = offset.wrapping_add((s as usize).wrapping_mul(ostrides[i]));
                     }
-                    for &(od, gp) in &batch_pairs {
-                        start[od] = multi[gp];
-                    }
-                    let fits = (0..rank).all(|i| start[i] >= 0 && start[i] <= odims[i] - wsize[i]);
-                    let ostart = fits.then(|| {
-                        (0..rank)
-                            .map(|i| start[i] as usize * ostrides[i])
-                            .sum::<usize>()
-                    });
+                    let ostart = fits.then_some(offset);
                     let ustart: usize = scatter_dims
                         .iter()
                         .zip(multi.iter())
