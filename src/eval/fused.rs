@@ -44,7 +44,7 @@ use crate::error::{Error, Result};
 use crate::hlo::ast::{Computation, Instruction};
 use crate::hlo::opcode::{ElementwiseOp, MovementOp, Op};
 use crate::kernels::{pages, pool};
-use crate::literal::{Array, ArrayData, DataView, Literal, NativeType, Scalar};
+use crate::literal::{Array, ArrayData, DataView, Literal, NativeType};
 use crate::types::ElementType;
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
@@ -633,10 +633,9 @@ fn out_buf(ty: ElementType, n: usize) -> Result<Box<dyn OutBuf>> {
 struct Inputs<'v> {
     fulls: Vec<&'v ArrayData>,
     bcasts: Vec<&'v ArrayData>,
-    splats: Vec<Scalar>,
-    /// The same rank-0 values as one-element arrays, for the members that broadcast them
-    /// themselves (`narrow_splats`).
-    splat_data: Vec<&'v ArrayData>,
+    /// The rank-0 values, as one-element arrays: read as they are by the members that broadcast
+    /// them themselves (`narrow_splats`), repeated into tiles for the others.
+    splats: Vec<&'v ArrayData>,
     scalars: Vec<&'v ArrayData>,
 }
 
@@ -683,11 +682,6 @@ pub fn run_group(
             .map(|&o| value(o, Some(n)))
             .collect::<Result<_>>()?,
         splats: g
-            .splats
-            .iter()
-            .map(|&o| value(o, Some(1)).map(|d| d.get(0)))
-            .collect::<Result<_>>()?,
-        splat_data: g
             .splats
             .iter()
             .map(|&o| value(o, Some(1)))
@@ -822,10 +816,10 @@ fn run_tile(
                 Source::Splat(j)
                     if !narrow && st.splats[j].as_ref().is_none_or(|t| t.len() != len) =>
                 {
-                    let v = inputs.splats.get(j).copied().ok_or_else(|| {
+                    let v = inputs.splats.get(j).ok_or_else(|| {
                         Error::internal(format!("a fused operand of `{}` is missing", inst.name))
                     })?;
-                    st.splats[j] = Some(ArrayData::splat(v, len));
+                    st.splats[j] = Some(ArrayData::splat(v.get(0), len));
                 }
                 Source::Iota(j) if st.iotas[j].is_none() => {
                     st.iotas[j] = Some(iota_tile(&g.iotas[j], start, len)?);
@@ -850,11 +844,9 @@ fn run_tile(
                     .get(*j)
                     .and_then(|d| d.view().slice(start, len))
                     .ok_or_else(missing),
-                Source::Splat(j) if narrow => inputs
-                    .splat_data
-                    .get(*j)
-                    .map(|d| d.view())
-                    .ok_or_else(missing),
+                Source::Splat(j) if narrow => {
+                    inputs.splats.get(*j).map(|d| d.view()).ok_or_else(missing)
+                }
                 Source::Splat(j) => st
                     .splats
                     .get(*j)

@@ -47,6 +47,21 @@ fn estrin14(r: f64, c: &[f64; 14]) -> f64 {
     (s0 + s1 * r4) + (s2 + s3 * r4) * r8
 }
 
+/// `x = k ln 2 + r` for an argument from F32's range, clamped to [-150, 150]: `(r, 2^k)`, with
+/// `|r| <= ln2/2 + a little`. `k` is `x log2 e` rounded to an integer (ties to even), read from
+/// the low bits of the shifted sum (two's complement, |k| < 2^51) rather than by a float-to-integer
+/// conversion: SSE2 and AVX2 have no vector conversion of F64 to i64, so `k as i64` kept the loop
+/// scalar. `2^k` is built from the exponent bits (a normal F64 for |k| <= 217).
+#[inline(always)]
+fn reduce(x: f64) -> (f64, f64) {
+    let c = x.clamp(-150.0, 150.0);
+    let shifted = c * LOG2_E + SHIFT;
+    let k = shifted - SHIFT;
+    let r = (c - k * LN2_HI) - k * LN2_LO;
+    let ki = shifted.to_bits().wrapping_sub(SHIFT.to_bits());
+    (r, f64::from_bits(ki.wrapping_add(1023) << 52))
+}
+
 /// `e^r` for |r| <= ln2/2 + a little: the Taylor polynomial of degree 13.
 #[inline(always)]
 fn exp_poly(r: f64) -> f64 {
@@ -73,15 +88,7 @@ fn exp_poly(r: f64) -> f64 {
 /// result is 0 or infinity either way, and `2^k` stays a normal F64). NaN passes through.
 #[inline(always)]
 pub fn exp_f64_for_f32(x: f64) -> f64 {
-    let c = x.clamp(-150.0, 150.0);
-    // k = c log2 e rounded to an integer (ties to even), and the integer k read from the low bits of the shifted sum
-    // (two's complement, |k| < 2^51) rather than by a float-to-integer conversion: SSE2 and AVX2
-    // have no vector conversion of F64 to i64, so `k as i64` kept the loop scalar.
-    let shifted = c * LOG2_E + SHIFT;
-    let k = shifted - SHIFT;
-    let r = (c - k * LN2_HI) - k * LN2_LO;
-    let ki = shifted.to_bits().wrapping_sub(SHIFT.to_bits());
-    let scale = f64::from_bits(ki.wrapping_add(1023) << 52);
+    let (r, scale) = reduce(x);
     let y = exp_poly(r) * scale;
     if x.is_nan() { x } else { y }
 }
@@ -114,12 +121,7 @@ pub fn expm1_f64_for_f32(x: f64) -> f64 {
         1.0 / 6227020800.0,
         1.0 / 87178291200.0,
     ];
-    let c = x.clamp(-150.0, 150.0);
-    let shifted = c * LOG2_E + SHIFT;
-    let k = shifted - SHIFT;
-    let r = (c - k * LN2_HI) - k * LN2_LO;
-    let ki = shifted.to_bits().wrapping_sub(SHIFT.to_bits());
-    let scale = f64::from_bits(ki.wrapping_add(1023) << 52);
+    let (r, scale) = reduce(x);
     let p = estrin14(r, &C);
     let y = scale * (p * r) + (scale - 1.0);
     // NaN passes through, and a zero keeps its sign (the sum above makes -0 into +0).

@@ -129,22 +129,22 @@ pub fn scatter_plan(
     // nothing (0). Read per dimension rather than through a zeroed start vector: its reset (a
     // `memset` call) and the reads of what it had just written stalled a plan of 16384 indices.
     #[derive(Clone, Copy)]
-    enum From {
+    enum StartFrom {
         Zero,
         Component(usize),
         Batch(usize),
     }
-    let mut from = vec![From::Zero; rank];
+    let mut from = vec![StartFrom::Zero; rank];
     for (k, &od) in d
         .scatter_dims_to_operand_dims
         .iter()
         .enumerate()
         .take(n_comp)
     {
-        from[od as usize] = From::Component(k);
+        from[od as usize] = StartFrom::Component(k);
     }
     for &(od, gp) in &batch_pairs {
-        from[od] = From::Batch(gp);
+        from[od] = StartFrom::Batch(gp);
     }
     let starts: Vec<(Option<usize>, usize)> = crate::kernels::pool::fill_fresh(
         count,
@@ -158,9 +158,9 @@ pub fn scatter_plan(
                     let (mut fits, mut offset) = (true, 0usize);
                     for i in 0..rank {
                         let s = match from[i] {
-                            From::Zero => 0,
-                            From::Component(k) => idx[at + k * space.component_stride],
-                            From::Batch(gp) => multi[gp],
+                            StartFrom::Zero => 0,
+                            StartFrom::Component(k) => idx[at + k * space.component_stride],
+                            StartFrom::Batch(gp) => multi[gp],
                         };
                         fits &= s >= 0 && s <= odims[i] - wsize[i];
                         offset = offset.wrapping_add((s as usize).wrapping_mul(ostrides[i]));
