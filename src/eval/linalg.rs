@@ -310,7 +310,6 @@ impl DotPlan {
 
 fn dot_typed<T: GemmElem>(l: &[T], r: &[T], plan: &DotPlan, kern: &MicroKernel<T>) -> Vec<T> {
     let mn = plan.lhs_rows.len() * plan.rhs_cols.len();
-    let mut out = vec![T::zero(); plan.lhs_batch.len() * mn];
     let run = |b: usize, chunk: &mut [T]| {
         let a = MatRef {
             data: l,
@@ -327,10 +326,11 @@ fn dot_typed<T: GemmElem>(l: &[T], r: &[T], plan: &DotPlan, kern: &MicroKernel<T
         gemm(kern, a, bm, |x| x, |x| x, chunk);
     };
     if mn == 0 {
-        return out;
+        return vec![];
     }
-    crate::kernels::pool::for_each_chunk(&mut out, mn, &|off, chunk| run(off / mn, chunk));
-    out
+    crate::kernels::pool::zeroed_chunks(plan.lhs_batch.len() * mn, mn, T::zero(), &|off, chunk| {
+        run(off / mn, chunk)
+    })
 }
 
 /// The micro-kernel to run: the best one, or the requested kind when this machine has it (a
@@ -377,27 +377,33 @@ pub fn fast_dot_with(
         && bf16_gemm::exact_for(l, r)
     {
         let mn = plan.lhs_rows.len() * plan.rhs_cols.len();
-        let mut out = vec![0f32; plan.lhs_batch.len() * mn];
-        if mn > 0 {
-            crate::kernels::pool::for_each_chunk(&mut out, mn, &|off, chunk| {
-                let b = off / mn;
-                bf16_gemm::gemm_bf16(
-                    MatRef {
-                        data: l,
-                        base: plan.lhs_batch[b],
-                        rows: &plan.lhs_rows,
-                        cols: &plan.lhs_cols,
-                    },
-                    MatRef {
-                        data: r,
-                        base: plan.rhs_batch[b],
-                        rows: &plan.rhs_rows,
-                        cols: &plan.rhs_cols,
-                    },
-                    chunk,
-                )
-            });
-        }
+        let out = if mn == 0 {
+            vec![]
+        } else {
+            crate::kernels::pool::zeroed_chunks(
+                plan.lhs_batch.len() * mn,
+                mn,
+                0f32,
+                &|off, chunk| {
+                    let b = off / mn;
+                    bf16_gemm::gemm_bf16(
+                        MatRef {
+                            data: l,
+                            base: plan.lhs_batch[b],
+                            rows: &plan.lhs_rows,
+                            cols: &plan.lhs_cols,
+                        },
+                        MatRef {
+                            data: r,
+                            base: plan.rhs_batch[b],
+                            rows: &plan.rhs_rows,
+                            cols: &plan.rhs_cols,
+                        },
+                        chunk,
+                    )
+                },
+            )
+        };
         let arr = Array::from_data(
             ArrayShape::new(rty, plan.out_dims.clone()),
             f32::finish(out, rty),

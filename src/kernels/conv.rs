@@ -406,7 +406,10 @@ where
     let mut c = if direct {
         vec![]
     } else {
-        vec![T::zero(); rows * og]
+        // A recycled buffer when one is free (see `pool::zeroed_chunks`).
+        let mut v = super::pages::fresh_vec(rows * og);
+        v.resize(rows * og, T::zero());
+        v
     };
     let mut kind = kernel.kind;
     for grp in 0..groups {

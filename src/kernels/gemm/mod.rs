@@ -296,7 +296,7 @@ macro_rules! float_kernels {
                             [(1, $avx2::<1>), (2, $avx2::<2>), (4, $avx2::<4>)];
                         // 16 registers: rows x columns accumulators at most 8.
                         const ROWDOT: [RowDot<$t>; 4] = [
-                            rowdot!(avx2_rowdot, $v2, 1, 4),
+                            rowdot!(avx2_rowdot, $v2, 1, 8),
                             rowdot!(avx2_rowdot, $v2, 2, 4),
                             rowdot!(avx2_rowdot, $v2, 4, 2),
                             rowdot!(avx2_rowdot, $v2, 8, 1),
@@ -322,7 +322,7 @@ macro_rules! float_kernels {
                         ];
                         // 32 registers: rows x columns accumulators at most 16.
                         const ROWDOT: [RowDot<$t>; 4] = [
-                            rowdot!(avx512_rowdot, $v5, 1, 4),
+                            rowdot!(avx512_rowdot, $v5, 1, 8),
                             rowdot!(avx512_rowdot, $v5, 2, 4),
                             rowdot!(avx512_rowdot, $v5, 4, 4),
                             rowdot!(avx512_rowdot, $v5, 8, 2),
