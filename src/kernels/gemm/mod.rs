@@ -464,6 +464,27 @@ fn gather_rows<S: Copy + 'static, T: 'static, const H: usize>(
         }
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    if H.is_multiple_of(2)
+        && dj >= H
+        && std::any::TypeId::of::<S>() == std::any::TypeId::of::<f64>()
+        && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>()
+    {
+        // SAFETY: as above, with f64.
+        let (rows, dst) = unsafe {
+            (
+                rows.map(|r| std::slice::from_raw_parts(r.as_ptr() as *const f64, r.len())),
+                std::slice::from_raw_parts_mut(dst.as_mut_ptr() as *mut f64, dst.len()),
+            )
+        };
+        let done = transpose_f64_pairs(&rows, w, dst, dj);
+        for j in done..w {
+            for (i, r) in rows.iter().enumerate() {
+                dst[j * dj + i] = r[j];
+            }
+        }
+        return;
+    }
     for j0 in (0..w).step_by(line) {
         let j1 = (j0 + line).min(w);
         // One column of the panel at a time: `H` contiguous stores (from `H` lines that stay in
@@ -514,6 +535,38 @@ fn transpose_f32_quads<const H: usize>(
                     _mm_storeu_ps(d.add(dj), _mm_movehl_ps(t1, t0));
                     _mm_storeu_ps(d.add(2 * dj), _mm_movelh_ps(t2, t3));
                     _mm_storeu_ps(d.add(3 * dj), _mm_movehl_ps(t3, t2));
+                }
+            }
+        }
+    }
+    full
+}
+
+/// `transpose_f32_quads` for F64: two rows by two columns at a time (SSE2).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn transpose_f64_pairs<const H: usize>(
+    rows: &[&[f64]; H],
+    w: usize,
+    dst: &mut [f64],
+    dj: usize,
+) -> usize {
+    use std::arch::x86_64::*;
+    let full = w / 2 * 2;
+    assert!(H.is_multiple_of(2) && dj >= H && rows.iter().all(|r| r.len() >= full));
+    assert!(full == 0 || dst.len() >= (full - 1) * dj + H);
+    for j0 in (0..full).step_by(8) {
+        let j1 = (j0 + 8).min(full);
+        for q in (0..H).step_by(2) {
+            for j in (j0..j1).step_by(2) {
+                // SAFETY: rows q, q+1 hold columns j, j+1 (j + 2 <= full); dst holds
+                // (j + 1) * dj + q + 2 <= (full - 1) * dj + H elements (asserted).
+                unsafe {
+                    let r0 = _mm_loadu_pd(rows[q].as_ptr().add(j));
+                    let r1 = _mm_loadu_pd(rows[q + 1].as_ptr().add(j));
+                    let d = dst.as_mut_ptr().add(j * dj + q);
+                    _mm_storeu_pd(d, _mm_unpacklo_pd(r0, r1));
+                    _mm_storeu_pd(d.add(dj), _mm_unpackhi_pd(r0, r1));
                 }
             }
         }
