@@ -1232,6 +1232,43 @@ fn by_columns<SB, T, PA, FB>(
         let mut x = vec![T::zero(); k];
         a.pack(0, 1, 0, k, 1, &mut x);
         let x = &x;
+        if from_memory && tasks > 1 && k >= 2 * tasks {
+            // B streamed from memory: each task takes a contiguous range of B's rows, one
+            // sequential stream per thread (splitting the columns gave each thread `R` streams
+            // of half rows, which kept less of the memory bandwidth busy), into a row of sums
+            // of its own; the rows are added at the end (a dot's order of summation is free).
+            let mut part = vec![T::zero(); (tasks - 1) * n];
+            let parts = SharedC(part.as_mut_ptr());
+            let task = |t: usize| {
+                let (p0, p1) = (t * k / tasks, (t + 1) * k / tasks);
+                let y = if t == 0 {
+                    shared.at(0)
+                } else {
+                    parts.at((t - 1) * n)
+                };
+                // SAFETY: B's rows p0..p1 and columns 0..n are elements of B, inside `data`
+                // (`in_bounds`); C's one row (task 0) and the task's row of `part` are written
+                // by this task alone.
+                unsafe {
+                    (kern.vecmat)(
+                        p1 - p0,
+                        x[p0..].as_ptr(),
+                        data[s.origin + p0 * s.rs..].as_ptr(),
+                        s.rs,
+                        y,
+                        n,
+                        false,
+                    )
+                };
+            };
+            super::pool::run_tasks(tasks, &task);
+            for row in part.chunks_exact(n) {
+                for (d, &v) in c.iter_mut().zip(row) {
+                    *d = T::plus(*d, v);
+                }
+            }
+            return;
+        }
         let task = |t: usize| {
             let (j0, j1) = (
                 t * panels / tasks * nr,
@@ -1478,7 +1515,8 @@ mod tests {
         }
     }
 
-    /// Every plan `gemm` chooses (one row: vector-matrix; a few rows: columns split, B in place
+    /// Every plan `gemm` chooses (one row: vector-matrix, split by columns, or by rows of B
+    /// when B streams from memory; a few rows: columns split, B in place
     /// or packed per panel, in slices when B streams from memory; at most 8 columns: row dots,
     /// or the transposed product when A cannot be read in place; the rest: rows split, B packed
     /// by rows), on every kernel this machine runs, with operands in place, transposed, read
@@ -1495,6 +1533,7 @@ mod tests {
             (3, 100, 50),
             (9, 700, 600),
             (2, big, big),
+            (1, big, big),
             (100, 1, 300),
             (50, 3, 70),
             (33, 8, 129),
