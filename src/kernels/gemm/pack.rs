@@ -1,0 +1,326 @@
+//! Packing: copying blocks of the operands, converted to the accumulation type, into the order
+//! the micro-kernel reads (A as `MR`-tall panels, B as `NR`-wide panels). A view with a unit
+//! stride is read by contiguous runs; rows side by side are transposed a cache line at a time
+//! (register transposes for F32 and F64 on x86-64); any other view goes through its index
+//! tables. See the GEMM's module documentation for where each packing happens.
+
+use super::MatRef;
+
+/// A view whose element `(i, j)` is at `origin + i * rs + j * cs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Strided {
+    pub(super) origin: usize,
+    pub(super) rs: usize,
+    pub(super) cs: usize,
+}
+
+/// `(start, step)` when `t` is `start, start + step, start + 2 * step, ...` (a table of one
+/// entry has step 0).
+pub(super) fn progression(t: &[usize]) -> Option<(usize, usize)> {
+    match t {
+        [] => None,
+        [x] => Some((*x, 0)),
+        [x, y, ..] => {
+            let step = y.checked_sub(*x)?;
+            t.windows(2)
+                .all(|w| w[1].checked_sub(w[0]) == Some(step))
+                .then_some((*x, step))
+        }
+    }
+}
+
+/// `dst[j * dj + i] = conv(rows[i][j])` for `H` rows of `w` elements: with the row count known
+/// at compile time the inner loop unrolls and its bounds checks go. The rows are taken a cache
+/// line at a time: rows a power of two apart share an L1 set, and reading one element from each
+/// of `H` such rows in turn would evict every line before its next element is read.
+#[inline(always)]
+fn gather_rows<S: Copy + 'static, T: 'static, const H: usize>(
+    rows: &[&[S]],
+    w: usize,
+    dst: &mut [T],
+    dj: usize,
+    conv: &impl Fn(S) -> T,
+) {
+    let rows: [&[S]; H] = std::array::from_fn(|i| &rows[i][..w]);
+    let line = (64 / std::mem::size_of::<S>().max(1)).max(1);
+    let dst = &mut dst[..(w.max(1) - 1) * dj + H];
+    #[cfg(target_arch = "x86_64")]
+    if H.is_multiple_of(4)
+        && dj >= H
+        && std::any::TypeId::of::<S>() == std::any::TypeId::of::<f32>()
+        && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
+    {
+        // Same type in and out: the conversion is the identity (as every `ToAcc` one is).
+        // SAFETY: S and T are f32 (equal TypeIds of 'static types), so these are the same
+        // slices under their own type.
+        let (rows, dst) = unsafe {
+            (
+                rows.map(|r| std::slice::from_raw_parts(r.as_ptr() as *const f32, r.len())),
+                std::slice::from_raw_parts_mut(dst.as_mut_ptr() as *mut f32, dst.len()),
+            )
+        };
+        let done = transpose_f32_quads(&rows, w, dst, dj);
+        for j in done..w {
+            for (i, r) in rows.iter().enumerate() {
+                dst[j * dj + i] = r[j];
+            }
+        }
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if H.is_multiple_of(2)
+        && dj >= H
+        && std::any::TypeId::of::<S>() == std::any::TypeId::of::<f64>()
+        && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>()
+    {
+        // SAFETY: as above, with f64.
+        let (rows, dst) = unsafe {
+            (
+                rows.map(|r| std::slice::from_raw_parts(r.as_ptr() as *const f64, r.len())),
+                std::slice::from_raw_parts_mut(dst.as_mut_ptr() as *mut f64, dst.len()),
+            )
+        };
+        let done = transpose_f64_pairs(&rows, w, dst, dj);
+        for j in done..w {
+            for (i, r) in rows.iter().enumerate() {
+                dst[j * dj + i] = r[j];
+            }
+        }
+        return;
+    }
+    for j0 in (0..w).step_by(line) {
+        let j1 = (j0 + line).min(w);
+        // One column of the panel at a time: `H` contiguous stores (from `H` lines that stay in
+        // L1 for the whole chunk), where a row at a time stored `dj` apart, element by element.
+        for j in j0..j1 {
+            let d: &mut [T; H] = (&mut dst[j * dj..j * dj + H]).try_into().unwrap();
+            for (x, r) in d.iter_mut().zip(&rows) {
+                *x = conv(r[j]);
+            }
+        }
+    }
+}
+
+/// `dst[j * dj + i] = rows[i][j]` for the columns `j` of whole groups of four (the count
+/// returned), four rows by four columns at a time with SSE shuffles (x86-64's baseline): a
+/// third of the scalar copy's instructions, on the packing that a product with few columns
+/// spends a third of its time in. Four rows at a time, a cache line of each: the rows may share
+/// L1 sets (see `gather_rows`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn transpose_f32_quads<const H: usize>(
+    rows: &[&[f32]; H],
+    w: usize,
+    dst: &mut [f32],
+    dj: usize,
+) -> usize {
+    use std::arch::x86_64::*;
+    let full = w / 4 * 4;
+    assert!(H.is_multiple_of(4) && dj >= H && rows.iter().all(|r| r.len() >= full));
+    assert!(full == 0 || dst.len() >= (full - 1) * dj + H);
+    for j0 in (0..full).step_by(16) {
+        let j1 = (j0 + 16).min(full);
+        for q in (0..H).step_by(4) {
+            for j in (j0..j1).step_by(4) {
+                // SAFETY: rows q..q+4 hold columns j..j+4 (j + 4 <= full <= their length);
+                // dst holds (j + 3) * dj + q + 4 <= (full - 1) * dj + H elements (asserted).
+                unsafe {
+                    let r0 = _mm_loadu_ps(rows[q].as_ptr().add(j));
+                    let r1 = _mm_loadu_ps(rows[q + 1].as_ptr().add(j));
+                    let r2 = _mm_loadu_ps(rows[q + 2].as_ptr().add(j));
+                    let r3 = _mm_loadu_ps(rows[q + 3].as_ptr().add(j));
+                    let t0 = _mm_unpacklo_ps(r0, r1);
+                    let t1 = _mm_unpacklo_ps(r2, r3);
+                    let t2 = _mm_unpackhi_ps(r0, r1);
+                    let t3 = _mm_unpackhi_ps(r2, r3);
+                    let d = dst.as_mut_ptr().add(j * dj + q);
+                    _mm_storeu_ps(d, _mm_movelh_ps(t0, t1));
+                    _mm_storeu_ps(d.add(dj), _mm_movehl_ps(t1, t0));
+                    _mm_storeu_ps(d.add(2 * dj), _mm_movelh_ps(t2, t3));
+                    _mm_storeu_ps(d.add(3 * dj), _mm_movehl_ps(t3, t2));
+                }
+            }
+        }
+    }
+    full
+}
+
+/// `transpose_f32_quads` for F64: two rows by two columns at a time (SSE2).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn transpose_f64_pairs<const H: usize>(
+    rows: &[&[f64]; H],
+    w: usize,
+    dst: &mut [f64],
+    dj: usize,
+) -> usize {
+    use std::arch::x86_64::*;
+    let full = w / 2 * 2;
+    assert!(H.is_multiple_of(2) && dj >= H && rows.iter().all(|r| r.len() >= full));
+    assert!(full == 0 || dst.len() >= (full - 1) * dj + H);
+    for j0 in (0..full).step_by(8) {
+        let j1 = (j0 + 8).min(full);
+        for q in (0..H).step_by(2) {
+            for j in (j0..j1).step_by(2) {
+                // SAFETY: rows q, q+1 hold columns j, j+1 (j + 2 <= full); dst holds
+                // (j + 1) * dj + q + 2 <= (full - 1) * dj + H elements (asserted).
+                unsafe {
+                    let r0 = _mm_loadu_pd(rows[q].as_ptr().add(j));
+                    let r1 = _mm_loadu_pd(rows[q + 1].as_ptr().add(j));
+                    let d = dst.as_mut_ptr().add(j * dj + q);
+                    _mm_storeu_pd(d, _mm_unpacklo_pd(r0, r1));
+                    _mm_storeu_pd(d.add(dj), _mm_unpackhi_pd(r0, r1));
+                }
+            }
+        }
+    }
+    full
+}
+
+/// `dst[j * stride + i] = conv(runs[i][j])` for every run `i` and `j < len`: rows laid side by
+/// side as the columns of a panel (how a panel source that builds its rows contiguously, like
+/// the convolution's, packs them).
+#[inline]
+pub(crate) fn gather<S: Copy + 'static, T: 'static>(
+    runs: &[&[S]],
+    len: usize,
+    dst: &mut [T],
+    stride: usize,
+    conv: &impl Fn(S) -> T,
+) {
+    match runs.len() {
+        32 => gather_rows::<S, T, 32>(runs, len, dst, stride, conv),
+        16 => gather_rows::<S, T, 16>(runs, len, dst, stride, conv),
+        12 => gather_rows::<S, T, 12>(runs, len, dst, stride, conv),
+        8 => gather_rows::<S, T, 8>(runs, len, dst, stride, conv),
+        6 => gather_rows::<S, T, 6>(runs, len, dst, stride, conv),
+        4 => gather_rows::<S, T, 4>(runs, len, dst, stride, conv),
+        _ => {
+            for (j, d) in dst.chunks_mut(stride).take(len).enumerate() {
+                for (x, r) in d.iter_mut().zip(runs) {
+                    *x = conv(r[j]);
+                }
+            }
+        }
+    }
+}
+
+/// Runs gathered side by side at most (the tallest tile).
+pub(crate) const GATHER_ROWS: usize = 32;
+
+/// Copies the `h x w` block at `(r0, c0)` of `m`, converted, to `dst[i * di + j * dj]`. A view
+/// with a unit stride is read by contiguous runs; any other goes through its tables.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pack_block<S: Copy + 'static, T: 'static>(
+    m: &MatRef<S>,
+    st: Option<Strided>,
+    (r0, h): (usize, usize),
+    (c0, w): (usize, usize),
+    dst: &mut [T],
+    di: usize,
+    dj: usize,
+    conv: &impl Fn(S) -> T,
+) {
+    match st {
+        Some(s) if (s.cs == 1 || w == 1) && di == 1 && dj >= h && h <= GATHER_ROWS => {
+            // Rows that are contiguous runs, each to be spread `dj` apart (a row-major A packed
+            // into row panels): read the h rows side by side, one column at a time, so that
+            // each row is a sequential stream and the panel is written in order (row by row,
+            // the panel's writes would land `dj` apart and the rows' reads would restart a
+            // stream every `w` elements).
+            let mut runs: [&[S]; GATHER_ROWS] = [&[]; GATHER_ROWS];
+            for (i, r) in runs.iter_mut().enumerate().take(h) {
+                let o = s.origin + (r0 + i) * s.rs + c0 * s.cs;
+                *r = &m.data[o..o + w];
+            }
+            gather(&runs[..h], w, dst, dj, conv);
+        }
+        Some(s) if (s.rs == 1 || h == 1) && dj == 1 && di >= w && w <= GATHER_ROWS => {
+            // The same with rows and columns swapped (a row-major matrix read as its transpose
+            // and packed into column panels).
+            let mut runs: [&[S]; GATHER_ROWS] = [&[]; GATHER_ROWS];
+            for (j, r) in runs.iter_mut().enumerate().take(w) {
+                let o = s.origin + r0 * s.rs + (c0 + j) * s.cs;
+                *r = &m.data[o..o + h];
+            }
+            gather(&runs[..w], h, dst, di, conv);
+        }
+        Some(s) if s.cs == 1 || w == 1 => {
+            for i in 0..h {
+                let o = s.origin + (r0 + i) * s.rs + c0 * s.cs;
+                let src = &m.data[o..o + w];
+                if dj == 1 {
+                    for (d, &x) in dst[i * di..i * di + w].iter_mut().zip(src) {
+                        *d = conv(x);
+                    }
+                } else {
+                    for (d, &x) in dst[i * di..].iter_mut().step_by(dj).zip(src) {
+                        *d = conv(x);
+                    }
+                }
+            }
+        }
+        Some(s) if s.rs == 1 || h == 1 => {
+            for j in 0..w {
+                let o = s.origin + r0 * s.rs + (c0 + j) * s.cs;
+                let src = &m.data[o..o + h];
+                if di == 1 {
+                    for (d, &x) in dst[j * dj..j * dj + h].iter_mut().zip(src) {
+                        *d = conv(x);
+                    }
+                } else {
+                    for (d, &x) in dst[j * dj..].iter_mut().step_by(di).zip(src) {
+                        *d = conv(x);
+                    }
+                }
+            }
+        }
+        _ => {
+            for i in 0..h {
+                for j in 0..w {
+                    dst[i * di + j * dj] = conv(m.at(r0 + i, c0 + j));
+                }
+            }
+        }
+    }
+}
+
+/// Packs B's rows `pc..pc+kcb` and the micro-panels `p0..p1` of the column block starting at
+/// `jc` (and `ncb` wide) into `out`, one `kcb x nr` panel after another. A row-major B is read
+/// row by row, one contiguous run per row across all the panels, so that it streams from memory
+/// instead of hopping `nr` elements at a time from row to row.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pack_b_panels<S: Copy + 'static, T: 'static>(
+    b: &MatRef<S>,
+    st: Option<Strided>,
+    (pc, kcb): (usize, usize),
+    (jc, ncb): (usize, usize),
+    (p0, p1): (usize, usize),
+    nr: usize,
+    out: &mut [T],
+    conv: &impl Fn(S) -> T,
+) {
+    let (j_first, j_end) = (jc + p0 * nr, (jc + p1 * nr).min(jc + ncb));
+    match st {
+        Some(s) if s.cs == 1 && j_end > j_first => {
+            for p in 0..kcb {
+                let o = s.origin + (pc + p) * s.rs + j_first;
+                let row = &b.data[o..o + (j_end - j_first)];
+                for (q, src) in row.chunks(nr).enumerate() {
+                    let d = &mut out[q * nr * kcb + p * nr..q * nr * kcb + p * nr + src.len()];
+                    for (d, &x) in d.iter_mut().zip(src) {
+                        *d = conv(x);
+                    }
+                }
+            }
+        }
+        _ => {
+            for (q, panel) in out.chunks_mut(nr * kcb).take(p1 - p0).enumerate() {
+                let j0 = j_first + q * nr;
+                let w = nr.min(jc + ncb - j0);
+                pack_block(b, st, (pc, kcb), (j0, w), panel, nr, 1, conv);
+            }
+        }
+    }
+}
