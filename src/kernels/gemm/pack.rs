@@ -44,51 +44,21 @@ fn gather_rows<S: Copy + 'static, T: 'static, const H: usize>(
     let rows: [&[S]; H] = std::array::from_fn(|i| &rows[i][..w]);
     let line = (64 / std::mem::size_of::<S>().max(1)).max(1);
     let dst = &mut dst[..(w.max(1) - 1) * dj + H];
+    // Columns before `start` are done by a register transpose (same type in and out, so the
+    // conversion is the identity, as every `ToAcc` one is); the rest element by element.
+    #[allow(unused_mut)]
+    let mut start = 0;
     #[cfg(target_arch = "x86_64")]
-    if H.is_multiple_of(4)
-        && dj >= H
-        && std::any::TypeId::of::<S>() == std::any::TypeId::of::<f32>()
-        && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()
-    {
-        // Same type in and out: the conversion is the identity (as every `ToAcc` one is).
-        // SAFETY: S and T are f32 (equal TypeIds of 'static types), so these are the same
-        // slices under their own type.
-        let (rows, dst) = unsafe {
-            (
-                rows.map(|r| std::slice::from_raw_parts(r.as_ptr() as *const f32, r.len())),
-                std::slice::from_raw_parts_mut(dst.as_mut_ptr() as *mut f32, dst.len()),
-            )
-        };
-        let done = transpose_f32_quads(&rows, w, dst, dj);
-        for j in done..w {
-            for (i, r) in rows.iter().enumerate() {
-                dst[j * dj + i] = r[j];
-            }
+    if dj >= H {
+        if let Some((r, d)) = as_typed::<S, T, f32, H>(&rows, dst).filter(|_| H.is_multiple_of(4)) {
+            start = transpose_f32_quads(&r, w, d, dj);
+        } else if let Some((r, d)) =
+            as_typed::<S, T, f64, H>(&rows, dst).filter(|_| H.is_multiple_of(2))
+        {
+            start = transpose_f64_pairs(&r, w, d, dj);
         }
-        return;
     }
-    #[cfg(target_arch = "x86_64")]
-    if H.is_multiple_of(2)
-        && dj >= H
-        && std::any::TypeId::of::<S>() == std::any::TypeId::of::<f64>()
-        && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>()
-    {
-        // SAFETY: as above, with f64.
-        let (rows, dst) = unsafe {
-            (
-                rows.map(|r| std::slice::from_raw_parts(r.as_ptr() as *const f64, r.len())),
-                std::slice::from_raw_parts_mut(dst.as_mut_ptr() as *mut f64, dst.len()),
-            )
-        };
-        let done = transpose_f64_pairs(&rows, w, dst, dj);
-        for j in done..w {
-            for (i, r) in rows.iter().enumerate() {
-                dst[j * dj + i] = r[j];
-            }
-        }
-        return;
-    }
-    for j0 in (0..w).step_by(line) {
+    for j0 in (start..w).step_by(line) {
         let j1 = (j0 + line).min(w);
         // One column of the panel at a time: `H` contiguous stores (from `H` lines that stay in
         // L1 for the whole chunk), where a row at a time stored `dj` apart, element by element.
@@ -99,6 +69,26 @@ fn gather_rows<S: Copy + 'static, T: 'static, const H: usize>(
             }
         }
     }
+}
+
+/// The rows and the panel as slices of `U`, when `S` and `T` are both `U`.
+#[cfg(target_arch = "x86_64")]
+fn as_typed<'a, S: 'static, T: 'static, U: 'static, const H: usize>(
+    rows: &[&'a [S]; H],
+    dst: &'a mut [T],
+) -> Option<([&'a [U]; H], &'a mut [U])> {
+    use std::any::TypeId;
+    if TypeId::of::<S>() != TypeId::of::<U>() || TypeId::of::<T>() != TypeId::of::<U>() {
+        return None;
+    }
+    // SAFETY: S, T and U are one type (equal TypeIds of 'static types), so these are the same
+    // slices under their own type.
+    Some(unsafe {
+        (
+            rows.map(|r| std::slice::from_raw_parts(r.as_ptr() as *const U, r.len())),
+            std::slice::from_raw_parts_mut(dst.as_mut_ptr() as *mut U, dst.len()),
+        )
+    })
 }
 
 /// `dst[j * dj + i] = rows[i][j]` for the columns `j` of whole groups of four (the count
