@@ -37,6 +37,11 @@
 //! the last member, where the whole group runs, so the group never needs a value computed from
 //! one of its own outputs. A lone op with no generated operand gains nothing and is left alone.
 //! (XLA's producer-consumer and sibling fusion make the same kind of groups.)
+//!
+//! Where outputs go (`lend_inputs`): an input read in full whose last reader is the group, and
+//! that no other value shares, holds an output of its type in place, each tile written once the
+//! whole tile has been computed; other outputs get fresh buffers. The values are the same either
+//! way; only where they are stored changes.
 
 use super::Evaluator;
 use super::elementwise;
@@ -543,7 +548,8 @@ fn build_group(
     group
 }
 
-/// One output's fresh buffer, written tile by tile from several threads.
+/// One output's buffer, written tile by tile from several threads: a fresh one, or the buffer of
+/// an input the group is the last to read (`lend_inputs`).
 trait OutBuf: Send {
     /// The buffer's elements in consecutive pieces of `span` (the last may be shorter).
     fn parts(&mut self, span: usize) -> Vec<Box<dyn Sink + '_>>;
@@ -558,14 +564,22 @@ trait OutBuf: Send {
 trait Sink: Send {
     /// Writes a tile value of `len` elements at offset `at` of the piece.
     fn write(&mut self, at: usize, len: usize, data: &ArrayData) -> Result<()>;
+    /// Elements `at..at + len` of the piece when the buffer is a lent input's (its values until
+    /// the tile is written), else `None`.
+    fn read(&self, at: usize, len: usize) -> Option<DataView<'_>>;
 }
 
 struct Out<T> {
     v: Vec<T>,
     n: usize,
+    /// Whether `v` is a lent input's buffer: `n` initialised elements, read before overwritten.
+    lent: bool,
 }
 
-struct Part<'a, T>(&'a mut [MaybeUninit<T>]);
+struct Part<'a, T> {
+    s: &'a mut [MaybeUninit<T>],
+    lent: bool,
+}
 
 impl<T: NativeType> Sink for Part<'_, T> {
     fn write(&mut self, at: usize, len: usize, data: &ArrayData) -> Result<()> {
@@ -573,7 +587,7 @@ impl<T: NativeType> Sink for Part<'_, T> {
             .filter(|s| s.len() == len)
             .ok_or_else(|| Error::internal("a fused value has the wrong type or length"))?;
         let dst = self
-            .0
+            .s
             .get_mut(at..at + len)
             .ok_or_else(|| Error::internal("a fused tile lies outside its output"))?;
         for (d, &x) in dst.iter_mut().zip(src) {
@@ -581,57 +595,135 @@ impl<T: NativeType> Sink for Part<'_, T> {
         }
         Ok(())
     }
+
+    fn read(&self, at: usize, len: usize) -> Option<DataView<'_>> {
+        if !self.lent {
+            return None;
+        }
+        let s = self.s.get(at..at.checked_add(len)?)?;
+        // SAFETY: a lent buffer's elements are all initialised (the input's values, or values
+        // this group wrote over them, which are initialised too), and `MaybeUninit<T>` has
+        // `T`'s layout.
+        Some(T::view(unsafe { &*(std::ptr::from_ref(s) as *const [T]) }))
+    }
 }
 
 impl<T: NativeType> OutBuf for Out<T> {
     fn parts(&mut self, span: usize) -> Vec<Box<dyn Sink + '_>> {
-        let n = self.n;
-        self.v.spare_capacity_mut()[..n]
-            .chunks_mut(span.max(1))
-            .map(|c| Box::new(Part(c)) as Box<dyn Sink + '_>)
+        let (n, lent) = (self.n, self.lent);
+        let all: &mut [MaybeUninit<T>] = if lent {
+            // SAFETY: a lent vector holds `n` initialised elements; `MaybeUninit<T>` has `T`'s
+            // layout, and only initialised values are ever written through the pieces.
+            unsafe {
+                std::slice::from_raw_parts_mut(self.v.as_mut_ptr().cast::<MaybeUninit<T>>(), n)
+            }
+        } else {
+            &mut self.v.spare_capacity_mut()[..n]
+        };
+        all.chunks_mut(span.max(1))
+            .map(|s| Box::new(Part { s, lent }) as Box<dyn Sink + '_>)
             .collect()
     }
 
     unsafe fn into_data(mut self: Box<Self>) -> ArrayData {
-        // SAFETY: the capacity is at least `n` (`fresh_vec`), and the caller guarantees that all
-        // `n` elements were written.
-        unsafe { self.v.set_len(self.n) };
+        if !self.lent {
+            // SAFETY: the capacity is at least `n` (`fresh_vec`), and the caller guarantees
+            // that all `n` elements were written.
+            unsafe { self.v.set_len(self.n) };
+        }
         T::into_data(std::mem::take(&mut self.v))
     }
 }
 
-fn out_buf(ty: ElementType, n: usize) -> Result<Box<dyn OutBuf>> {
-    fn mk<T: NativeType>(n: usize) -> Box<dyn OutBuf> {
-        Box::new(Out::<T> {
-            v: pages::fresh_vec(n),
-            n,
+/// A buffer for an output of `ty` and `n` elements: `lent`'s when it is one of that type and
+/// size that no other value shares, else a fresh one.
+fn out_buf(ty: ElementType, n: usize, lent: Option<ArrayData>) -> Result<Box<dyn OutBuf>> {
+    fn mk<T: NativeType>(n: usize, lent: Option<ArrayData>) -> Box<dyn OutBuf> {
+        let reuse = lent
+            .filter(|d| !d.is_shared())
+            .and_then(|mut d| T::vec_mut(&mut d).map(std::mem::take))
+            .filter(|v| v.len() == n);
+        Box::new(match reuse {
+            Some(v) => Out::<T> { v, n, lent: true },
+            None => Out::<T> {
+                v: pages::fresh_vec(n),
+                n,
+                lent: false,
+            },
         })
     }
     use crate::literal::{C64, C128};
     use half::{bf16, f16};
     Ok(match ty {
-        ElementType::Pred => mk::<bool>(n),
-        ElementType::S8 => mk::<i8>(n),
-        ElementType::S16 => mk::<i16>(n),
-        ElementType::S32 => mk::<i32>(n),
-        ElementType::S64 => mk::<i64>(n),
-        ElementType::U8 => mk::<u8>(n),
-        ElementType::U16 => mk::<u16>(n),
-        ElementType::U32 => mk::<u32>(n),
-        ElementType::U64 => mk::<u64>(n),
-        ElementType::F16 => mk::<f16>(n),
-        ElementType::BF16 => mk::<bf16>(n),
-        ElementType::F32 => mk::<f32>(n),
-        ElementType::F64 => mk::<f64>(n),
-        ElementType::C64 => mk::<C64>(n),
-        ElementType::C128 => mk::<C128>(n),
+        ElementType::Pred => mk::<bool>(n, lent),
+        ElementType::S8 => mk::<i8>(n, lent),
+        ElementType::S16 => mk::<i16>(n, lent),
+        ElementType::S32 => mk::<i32>(n, lent),
+        ElementType::S64 => mk::<i64>(n, lent),
+        ElementType::U8 => mk::<u8>(n, lent),
+        ElementType::U16 => mk::<u16>(n, lent),
+        ElementType::U32 => mk::<u32>(n, lent),
+        ElementType::U64 => mk::<u64>(n, lent),
+        ElementType::F16 => mk::<f16>(n, lent),
+        ElementType::BF16 => mk::<bf16>(n, lent),
+        ElementType::F32 => mk::<f32>(n, lent),
+        ElementType::F64 => mk::<f64>(n, lent),
+        ElementType::C64 => mk::<C64>(n, lent),
+        ElementType::C128 => mk::<C128>(n, lent),
         ElementType::Token => return Err(Error::internal("a fused output of token type")),
     })
 }
 
+/// Takes from `values` the inputs read in full that the group is the last to read (`dying`) and
+/// that no other value shares, one per output of the same element type; returns each output's
+/// lent buffer and, per `Group::fulls` entry, the output it was lent to.
+///
+/// Why: the group's outputs are written tile by tile right after the tile's inputs were read, so
+/// writing them over a dying input's elements stores into cache lines just loaded, where a fresh
+/// buffer's stores miss and fetch each line from memory first (a threefry round's two 4 MiB
+/// outputs spent a fifth of the program's time so). XLA's buffer assignment reuses a dying
+/// operand's buffer for a fusion's output the same way.
+fn lend_inputs(
+    g: &Group,
+    out_tys: &[ElementType],
+    values: &mut [Option<Literal>],
+    dying: &dyn Fn(usize) -> bool,
+) -> (Vec<Option<ArrayData>>, Vec<Option<usize>>) {
+    let mut lent: Vec<Option<ArrayData>> = vec![None; out_tys.len()];
+    let mut to: Vec<Option<usize>> = vec![None; g.fulls.len()];
+    for (j, &o) in g.fulls.iter().enumerate() {
+        // An input the group reads in two ways (or lists twice) keeps its buffer.
+        if !dying(o) || g.inputs().filter(|&x| x == o).count() != 1 {
+            continue;
+        }
+        let data = match values.get(o) {
+            Some(Some(Literal::Array(a))) if !a.data.is_shared() && a.data.len() == g.elements => {
+                &a.data
+            }
+            _ => continue,
+        };
+        let Some(k) = (0..out_tys.len()).find(|&k| lent[k].is_none() && out_tys[k] == data.ty())
+        else {
+            continue;
+        };
+        if let Some(Some(Literal::Array(a))) = values.get_mut(o).map(Option::take) {
+            lent[k] = Some(a.data);
+            to[j] = Some(k);
+        }
+    }
+    (lent, to)
+}
+
 /// What a group reads from outside, resolved once per evaluation.
 struct Inputs<'v> {
-    fulls: Vec<&'v ArrayData>,
+    /// `None` for an input lent to an output (`lent_to`), read from that output's buffer.
+    fulls: Vec<Option<&'v ArrayData>>,
+    /// Per `fulls` entry, the output whose buffer holds it.
+    lent_to: Vec<Option<usize>>,
+    /// Per output, whether its buffer is a lent input's, so its tiles are written only once the
+    /// whole tile is computed (a later member may still read the input). Writing at once where
+    /// no later member reads it measured no faster.
+    lent: Vec<bool>,
     bcasts: Vec<&'v ArrayData>,
     /// The rank-0 values, as one-element arrays: read as they are by the members that broadcast
     /// them themselves (`narrow_splats`), repeated into tiles for the others.
@@ -647,19 +739,30 @@ struct TileState {
     /// Tiles of the rank-0 inputs, made for the members that read them as tiles (`narrow_splats`
     /// says which do not), each as long as the tile it was made for.
     splats: Vec<Option<ArrayData>>,
+    /// Tiles of outputs whose writes wait for the end of the tile (`Inputs::lent`).
+    pending: Vec<(usize, ArrayData)>,
 }
 
 /// Evaluates group `g` of `comp` on the values computed so far; returns each output's value with
-/// its instruction. An error names the member that failed.
+/// its instruction. Inputs for which `dying` holds (nothing reads them after the group) may be
+/// taken from `values` to hold outputs. An error names the member that failed.
 pub fn run_group(
     comp: &Computation,
     g: &Group,
-    values: &[Option<Literal>],
+    values: &mut [Option<Literal>],
+    dying: &dyn Fn(usize) -> bool,
 ) -> Result<Vec<(usize, Literal)>> {
     let last_inst = comp
         .instructions
         .get(g.steps.last().map_or(0, |s| s.inst))
         .ok_or_else(|| Error::internal("a fused group without members"))?;
+    let out_tys: Vec<ElementType> = g
+        .outputs
+        .iter()
+        .map(|&o| Evaluator::result_array_shape(&comp.instructions[o]).map(|s| s.ty))
+        .collect::<Result<_>>()?;
+    let (lent, lent_to) = lend_inputs(g, &out_tys, values, dying);
+    let values: &[Option<Literal>] = values;
     let value = |o: usize, len: Option<usize>| -> Result<&ArrayData> {
         values
             .get(o)
@@ -679,8 +782,14 @@ pub fn run_group(
         fulls: g
             .fulls
             .iter()
-            .map(|&o| value(o, Some(n)))
+            .zip(&lent_to)
+            .map(|(&o, to)| match to {
+                Some(_) => Ok(None),
+                None => value(o, Some(n)).map(Some),
+            })
             .collect::<Result<_>>()?,
+        lent: lent.iter().map(Option::is_some).collect(),
+        lent_to,
         splats: g
             .splats
             .iter()
@@ -718,13 +827,10 @@ pub fn run_group(
     let per_task = tiles.div_ceil((pool::threads() * 4).clamp(1, tiles.max(1)));
     let tasks = tiles.div_ceil(per_task.max(1));
     let span = per_task * tile;
-    let mut outs: Vec<Box<dyn OutBuf>> = g
-        .outputs
+    let mut outs: Vec<Box<dyn OutBuf>> = out_tys
         .iter()
-        .map(|&o| {
-            let ty = Evaluator::result_array_shape(&comp.instructions[o])?.ty;
-            out_buf(ty, n)
-        })
+        .zip(lent)
+        .map(|(&ty, lent)| out_buf(ty, n, lent))
         .collect::<Result<_>>()?;
     let error: Mutex<Option<(usize, Error)>> = Mutex::new(None);
     {
@@ -762,6 +868,7 @@ pub fn run_group(
                 iotas: vec![None; g.iotas.len()],
                 bcasts: vec![None; g.bcasts.len()],
                 splats: vec![None; g.splats.len()],
+                pending: vec![],
             };
             for k in t * per_task..((t + 1) * per_task).min(tiles) {
                 if failed.load(Ordering::Relaxed) {
@@ -839,11 +946,16 @@ fn run_tile(
                     .map(ArrayData::view)
                     .ok_or_else(missing),
                 // An input is read where it lies: the caller checked its length.
-                Source::Full(j) => inputs
-                    .fulls
-                    .get(*j)
-                    .and_then(|d| d.view().slice(start, len))
-                    .ok_or_else(missing),
+                Source::Full(j) => match inputs.lent_to.get(*j) {
+                    Some(Some(k)) => sinks.get(*k).and_then(|s| s.read(at, len)),
+                    _ => inputs
+                        .fulls
+                        .get(*j)
+                        .copied()
+                        .flatten()
+                        .and_then(|d| d.view().slice(start, len)),
+                }
+                .ok_or_else(missing),
                 Source::Splat(j) if narrow => {
                     inputs.splats.get(*j).map(|d| d.view()).ok_or_else(missing)
                 }
@@ -872,11 +984,16 @@ fn run_tile(
         }
         .map_err(|e| e.at(&inst.name, inst.loc))?;
         if let Some(o) = step.output {
-            sinks
-                .get_mut(o)
-                .ok_or_else(|| Error::internal("a fused output without a buffer"))?
-                .write(at, len, &v)
-                .map_err(|e| e.at(&inst.name, inst.loc))?;
+            if inputs.lent.get(o) == Some(&true) {
+                // Later members of this tile may still read the input whose buffer it is.
+                st.pending.push((o, v.clone()));
+            } else {
+                sinks
+                    .get_mut(o)
+                    .ok_or_else(|| Error::internal("a fused output without a buffer"))?
+                    .write(at, len, &v)
+                    .map_err(|e| e.at(&inst.name, inst.loc))?;
+            }
         }
         st.steps[s] = Some(v);
         for f in &step.frees {
@@ -887,6 +1004,12 @@ fn run_tile(
                 Source::Full(_) | Source::Splat(_) | Source::Scalar(_) => {}
             }
         }
+    }
+    for (o, v) in st.pending.drain(..) {
+        sinks
+            .get_mut(o)
+            .ok_or_else(|| Error::internal("a fused output without a buffer"))?
+            .write(at, len, &v)?;
     }
     Ok(())
 }

@@ -328,7 +328,7 @@ impl<'a> Evaluator<'a> {
                 fused::Role::Skipped => continue,
                 fused::Role::Runs(g) => {
                     let group = &plan.groups[g];
-                    let outs = fused::run_group(comp, group, &values)
+                    let outs = fused::run_group(comp, group, &mut values, &|o| last_use[o] == i)
                         .map_err(|e| e.at(&inst.name, inst.loc))?;
                     for (o, v) in outs {
                         values[o] = Some(v);

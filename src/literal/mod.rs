@@ -225,6 +225,7 @@ pub trait NativeType: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static
     fn one() -> Self;
     fn slice(data: &ArrayData) -> Option<&[Self]>;
     fn vec_mut(data: &mut ArrayData) -> Option<&mut Vec<Self>>;
+    fn view(s: &[Self]) -> DataView<'_>;
     fn into_data(v: impl Into<Buf<Self>>) -> ArrayData;
     fn to_scalar(self) -> Scalar;
     fn from_scalar(s: Scalar) -> Option<Self>;
@@ -251,6 +252,9 @@ macro_rules! native {
                     ArrayData::$variant(v) => Some(&mut **v),
                     _ => None,
                 }
+            }
+            fn view(s: &[Self]) -> DataView<'_> {
+                DataView::$variant(s)
             }
             fn into_data(v: impl Into<Buf<Self>>) -> ArrayData {
                 ArrayData::$variant(v.into())
@@ -489,6 +493,11 @@ impl ArrayData {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Whether another value shares these elements (`Buf::is_shared`).
+    pub fn is_shared(&self) -> bool {
+        with_data!(self, v => v.is_shared())
     }
 
     /// `n` zeros of a type. `Token` has no array data; it yields an empty PRED vector.
