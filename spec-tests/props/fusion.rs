@@ -24,12 +24,12 @@ use xla_spec::types::ElementType as T;
 use xla_spec::verify::parse_and_verify;
 
 pub fn trials() -> Vec<Trial> {
-    vec![seeded_trial(
-        "fusion",
-        "fused_equals_op_by_op",
-        64,
-        fused_equals_op_by_op,
-    )]
+    vec![
+        seeded_trial("fusion", "fused_equals_op_by_op", 64, fused_equals_op_by_op),
+        seeded_trial("fusion", "fused_binary_chains_equal_op_by_op", 48, |seed| {
+            check(seed, true)
+        }),
+    ]
 }
 
 const TYPES: [T; 12] = [
@@ -57,6 +57,8 @@ struct Gen {
     pool: Vec<(String, T)>,
     args: Vec<Literal>,
     next: usize,
+    /// Only binary ops: groups of them run through chunk kernels (`eval::fused`'s `chunks`).
+    binary_only: bool,
 }
 
 impl Gen {
@@ -202,7 +204,12 @@ impl Gen {
         };
         let float = t.is_float();
         let pred = t == T::Pred;
-        match self.rng.below(100) {
+        let roll = if self.binary_only {
+            20 + self.rng.below(30)
+        } else {
+            self.rng.below(100)
+        };
+        match roll {
             0..=19 => {
                 let (op, out) = if pred {
                     ("not", t)
@@ -367,6 +374,10 @@ impl Gen {
 }
 
 fn fused_equals_op_by_op(seed: u64) -> Result<(), String> {
+    check(seed, false)
+}
+
+fn check(seed: u64, binary_only: bool) -> Result<(), String> {
     let mut rng = Rng(seed);
     // Rarely a multiple of the tile: the last tile is ragged.
     let dims = if rng.percent(70) {
@@ -385,6 +396,7 @@ fn fused_equals_op_by_op(seed: u64) -> Result<(), String> {
         pool: vec![],
         args: vec![],
         next: 0,
+        binary_only,
     };
     for _ in 0..1 + g.rng.below(3) {
         let t = if g.rng.percent(10) {

@@ -563,7 +563,7 @@ trait OutBuf: Send {
 /// A piece of an output buffer.
 trait Sink: Send {
     /// Writes a tile value of `len` elements at offset `at` of the piece.
-    fn write(&mut self, at: usize, len: usize, data: &ArrayData) -> Result<()>;
+    fn write(&mut self, at: usize, len: usize, data: DataView<'_>) -> Result<()>;
     /// Elements `at..at + len` of the piece when the buffer is a lent input's (its values until
     /// the tile is written), else `None`.
     fn read(&self, at: usize, len: usize) -> Option<DataView<'_>>;
@@ -582,8 +582,8 @@ struct Part<'a, T> {
 }
 
 impl<T: NativeType> Sink for Part<'_, T> {
-    fn write(&mut self, at: usize, len: usize, data: &ArrayData) -> Result<()> {
-        let src = T::slice(data)
+    fn write(&mut self, at: usize, len: usize, data: DataView<'_>) -> Result<()> {
+        let src = T::of_view(data)
             .filter(|s| s.len() == len)
             .ok_or_else(|| Error::internal("a fused value has the wrong type or length"))?;
         let dst = self
@@ -821,6 +821,7 @@ pub fn run_group(
             )));
         }
     }
+    let compiled = chunks::compile(comp, g);
     let tile = TILE;
     let tiles = n.div_ceil(tile);
     // A few tasks per thread, each a run of consecutive tiles.
@@ -862,6 +863,31 @@ pub fn run_group(
                     t * per_task,
                     Error::internal("a fused task lacks an output"),
                 );
+            }
+            if let Some(c) = &compiled {
+                let mut slots = chunks::Slots::new(c);
+                for k in t * per_task..((t + 1) * per_task).min(tiles) {
+                    if failed.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let start = k * tile;
+                    let len = tile.min(n - start);
+                    let at = start - t * span;
+                    if let Err(e) = chunks::run_tile(
+                        comp,
+                        c,
+                        g,
+                        &inputs,
+                        &mut slots,
+                        start,
+                        len,
+                        at,
+                        &mut sinks[..],
+                    ) {
+                        return record(k, e);
+                    }
+                }
+                return;
             }
             let mut state = TileState {
                 steps: vec![None; g.steps.len()],
@@ -991,7 +1017,7 @@ fn run_tile(
                 sinks
                     .get_mut(o)
                     .ok_or_else(|| Error::internal("a fused output without a buffer"))?
-                    .write(at, len, &v)
+                    .write(at, len, v.view())
                     .map_err(|e| e.at(&inst.name, inst.loc))?;
             }
         }
@@ -1009,7 +1035,7 @@ fn run_tile(
         sinks
             .get_mut(o)
             .ok_or_else(|| Error::internal("a fused output without a buffer"))?
-            .write(at, len, &v)?;
+            .write(at, len, v.view())?;
     }
     Ok(())
 }
@@ -1143,5 +1169,6 @@ fn eval_member(inst: &Instruction, ops: &[DataView]) -> Result<ArrayData> {
     }
 }
 
+mod chunks;
 #[cfg(test)]
 mod tests;

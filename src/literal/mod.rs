@@ -226,6 +226,7 @@ pub trait NativeType: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static
     fn slice(data: &ArrayData) -> Option<&[Self]>;
     fn vec_mut(data: &mut ArrayData) -> Option<&mut Vec<Self>>;
     fn view(s: &[Self]) -> DataView<'_>;
+    fn of_view(v: DataView<'_>) -> Option<&[Self]>;
     fn into_data(v: impl Into<Buf<Self>>) -> ArrayData;
     fn to_scalar(self) -> Scalar;
     fn from_scalar(s: Scalar) -> Option<Self>;
@@ -255,6 +256,12 @@ macro_rules! native {
             }
             fn view(s: &[Self]) -> DataView<'_> {
                 DataView::$variant(s)
+            }
+            fn of_view(v: DataView<'_>) -> Option<&[Self]> {
+                match v {
+                    DataView::$variant(s) => Some(s),
+                    _ => None,
+                }
             }
             fn into_data(v: impl Into<Buf<Self>>) -> ArrayData {
                 ArrayData::$variant(v.into())

@@ -98,6 +98,49 @@ impl<'a> DataView<'a> {
         self.len() == 0
     }
 
+    /// The address of the first element.
+    pub fn as_ptr(&self) -> *const u8 {
+        match self {
+            DataView::Pred(v) => v.as_ptr().cast(),
+            DataView::S8(v) => v.as_ptr().cast(),
+            DataView::S16(v) => v.as_ptr().cast(),
+            DataView::S32(v) => v.as_ptr().cast(),
+            DataView::S64(v) => v.as_ptr().cast(),
+            DataView::U8(v) => v.as_ptr().cast(),
+            DataView::U16(v) => v.as_ptr().cast(),
+            DataView::U32(v) => v.as_ptr().cast(),
+            DataView::U64(v) => v.as_ptr().cast(),
+            DataView::F16(v) => v.as_ptr().cast(),
+            DataView::BF16(v) => v.as_ptr().cast(),
+            DataView::F32(v) => v.as_ptr().cast(),
+            DataView::F64(v) => v.as_ptr().cast(),
+            DataView::C64(v) => v.as_ptr().cast(),
+            DataView::C128(v) => v.as_ptr().cast(),
+        }
+    }
+
+    /// No elements of type `ty` (`None` for `Token`, which has no elements).
+    pub fn empty(ty: ElementType) -> Option<DataView<'static>> {
+        Some(match ty {
+            ElementType::Pred => DataView::Pred(&[]),
+            ElementType::S8 => DataView::S8(&[]),
+            ElementType::S16 => DataView::S16(&[]),
+            ElementType::S32 => DataView::S32(&[]),
+            ElementType::S64 => DataView::S64(&[]),
+            ElementType::U8 => DataView::U8(&[]),
+            ElementType::U16 => DataView::U16(&[]),
+            ElementType::U32 => DataView::U32(&[]),
+            ElementType::U64 => DataView::U64(&[]),
+            ElementType::F16 => DataView::F16(&[]),
+            ElementType::BF16 => DataView::BF16(&[]),
+            ElementType::F32 => DataView::F32(&[]),
+            ElementType::F64 => DataView::F64(&[]),
+            ElementType::C64 => DataView::C64(&[]),
+            ElementType::C128 => DataView::C128(&[]),
+            ElementType::Token => return None,
+        })
+    }
+
     /// Elements `start..start + len`, or `None` when they do not all lie in the view.
     pub fn slice(self, start: usize, len: usize) -> Option<DataView<'a>> {
         let end = start.checked_add(len)?;

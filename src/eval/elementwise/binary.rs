@@ -16,7 +16,7 @@
 #![allow(clippy::unnecessary_cast)]
 
 use super::math::{self, c_narrow, c_widen};
-use super::{map2, type_error};
+use super::{Fresh, Map2, Typed, type_error};
 use crate::error::Result;
 use crate::hlo::opcode::BinaryOp;
 use crate::literal::{ArrayData as D, C64, C128, DataView as V};
@@ -27,14 +27,14 @@ use half::{bf16, f16};
 macro_rules! ints {
     ($op:expr, $a:expr, $b:expr, |$x:ident, $y:ident, $t:ident, $u:ident, $s:ident| $body:expr $(, $extra:pat => $e:expr)*) => {
         match ($a, $b) {
-            (V::S8(p), V::S8(q)) => { #[allow(dead_code)] type $t = i8; #[allow(dead_code)] type $u = u8; #[allow(dead_code)] type $s = i8; D::S8(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (V::S16(p), V::S16(q)) => { #[allow(dead_code)] type $t = i16; #[allow(dead_code)] type $u = u16; #[allow(dead_code)] type $s = i16; D::S16(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (V::S32(p), V::S32(q)) => { #[allow(dead_code)] type $t = i32; #[allow(dead_code)] type $u = u32; #[allow(dead_code)] type $s = i32; D::S32(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (V::S64(p), V::S64(q)) => { #[allow(dead_code)] type $t = i64; #[allow(dead_code)] type $u = u64; #[allow(dead_code)] type $s = i64; D::S64(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (V::U8(p), V::U8(q)) => { #[allow(dead_code)] type $t = u8; #[allow(dead_code)] type $u = u8; #[allow(dead_code)] type $s = i8; D::U8(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (V::U16(p), V::U16(q)) => { #[allow(dead_code)] type $t = u16; #[allow(dead_code)] type $u = u16; #[allow(dead_code)] type $s = i16; D::U16(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (V::U32(p), V::U32(q)) => { #[allow(dead_code)] type $t = u32; #[allow(dead_code)] type $u = u32; #[allow(dead_code)] type $s = i32; D::U32(map2(p, q, |$x: $t, $y: $t| $body)) }
-            (V::U64(p), V::U64(q)) => { #[allow(dead_code)] type $t = u64; #[allow(dead_code)] type $u = u64; #[allow(dead_code)] type $s = i64; D::U64(map2(p, q, |$x: $t, $y: $t| $body)) }
+            (V::S8(p), V::S8(q)) => { #[allow(dead_code)] type $t = i8; #[allow(dead_code)] type $u = u8; #[allow(dead_code)] type $s = i8; Typed::S8(M::map2(p, q, move |$x: $t, $y: $t| $body)) }
+            (V::S16(p), V::S16(q)) => { #[allow(dead_code)] type $t = i16; #[allow(dead_code)] type $u = u16; #[allow(dead_code)] type $s = i16; Typed::S16(M::map2(p, q, move |$x: $t, $y: $t| $body)) }
+            (V::S32(p), V::S32(q)) => { #[allow(dead_code)] type $t = i32; #[allow(dead_code)] type $u = u32; #[allow(dead_code)] type $s = i32; Typed::S32(M::map2(p, q, move |$x: $t, $y: $t| $body)) }
+            (V::S64(p), V::S64(q)) => { #[allow(dead_code)] type $t = i64; #[allow(dead_code)] type $u = u64; #[allow(dead_code)] type $s = i64; Typed::S64(M::map2(p, q, move |$x: $t, $y: $t| $body)) }
+            (V::U8(p), V::U8(q)) => { #[allow(dead_code)] type $t = u8; #[allow(dead_code)] type $u = u8; #[allow(dead_code)] type $s = i8; Typed::U8(M::map2(p, q, move |$x: $t, $y: $t| $body)) }
+            (V::U16(p), V::U16(q)) => { #[allow(dead_code)] type $t = u16; #[allow(dead_code)] type $u = u16; #[allow(dead_code)] type $s = i16; Typed::U16(M::map2(p, q, move |$x: $t, $y: $t| $body)) }
+            (V::U32(p), V::U32(q)) => { #[allow(dead_code)] type $t = u32; #[allow(dead_code)] type $u = u32; #[allow(dead_code)] type $s = i32; Typed::U32(M::map2(p, q, move |$x: $t, $y: $t| $body)) }
+            (V::U64(p), V::U64(q)) => { #[allow(dead_code)] type $t = u64; #[allow(dead_code)] type $u = u64; #[allow(dead_code)] type $s = i64; Typed::U64(M::map2(p, q, move |$x: $t, $y: $t| $body)) }
             $($extra => $e,)*
             (other, _) => return Err(type_error($op, other)),
         }
@@ -47,14 +47,14 @@ macro_rules! floats {
         match ($a, $b) {
             (V::F16(p), V::F16(q)) => {
                 let f = $f32;
-                D::F16(map2(p, q, move |x: f16, y: f16| f16::from_f32(f(x.to_f32(), y.to_f32()))))
+                Typed::F16(M::map2(p, q, move |x: f16, y: f16| f16::from_f32(f(x.to_f32(), y.to_f32()))))
             }
             (V::BF16(p), V::BF16(q)) => {
                 let f = $f32;
-                D::BF16(map2(p, q, move |x: bf16, y: bf16| bf16::from_f32(f(x.to_f32(), y.to_f32()))))
+                Typed::BF16(M::map2(p, q, move |x: bf16, y: bf16| bf16::from_f32(f(x.to_f32(), y.to_f32()))))
             }
-            (V::F32(p), V::F32(q)) => D::F32(map2(p, q, $f32)),
-            (V::F64(p), V::F64(q)) => D::F64(map2(p, q, $f64)),
+            (V::F32(p), V::F32(q)) => Typed::F32(M::map2(p, q, $f32)),
+            (V::F64(p), V::F64(q)) => Typed::F64(M::map2(p, q, $f64)),
             $($extra => $e,)*
             (other, _) => return Err(type_error($op, other)),
         }
@@ -72,9 +72,9 @@ macro_rules! arith {
             }
             (V::C64(p), V::C64(q)) => {
                 let f = $c;
-                D::C64(map2(p, q, move |x: C64, y: C64| c_narrow(f(c_widen(x), c_widen(y)))))
+                Typed::C64(M::map2(p, q, move |x: C64, y: C64| c_narrow(f(c_widen(x), c_widen(y)))))
             }
-            (V::C128(p), V::C128(q)) => D::C128(map2(p, q, $c)),
+            (V::C128(p), V::C128(q)) => Typed::C128(M::map2(p, q, $c)),
             _ => ints!($op, $a, $b, |$x, $y, $t, $u, $s| $ibody),
         };
         r
@@ -99,7 +99,7 @@ fn ipow(mut base: u64, mut exp: u64) -> u64 {
 /// the sign IEEE 754-2019 orders higher (maximum) or lower (minimum).
 macro_rules! fmaxmin {
     ($p:expr, $q:expr, $max:expr) => {
-        map2($p, $q, |x, y| {
+        M::map2($p, $q, move |x, y| {
             if x.is_nan() {
                 x
             } else if y.is_nan() {
@@ -117,19 +117,27 @@ macro_rules! fmaxmin {
     };
 }
 
+/// `op` on elements of equal length (or one of them a single element standing for a scalar).
 pub fn eval(op: BinaryOp, a: V<'_>, b: V<'_>) -> Result<D> {
+    eval_with::<Fresh>(op, a, b).map(Typed::into_data)
+}
+
+/// `op`'s element function for `a`'s and `b`'s element types, applied as `M` applies it: at
+/// once (`Fresh`), or kept as a kernel that fused groups run chunk by chunk (`Kernels`, whose
+/// operands here only select the types). Both paths share every element function below.
+pub fn eval_with<M: Map2>(op: BinaryOp, a: V<'_>, b: V<'_>) -> Result<Typed<M>> {
     use BinaryOp::*;
     Ok(match op {
         Add => arith!(op, a, b, |x, y, T, U, S| x.wrapping_add(y),
             |x: f32, y: f32| x + y, |x: f64, y: f64| x + y, |x: C128, y: C128| x + y,
-            (V::C64(p), V::C64(q)) => D::C64(map2(p, q, |x: C64, y: C64| x + y)),
-            (V::Pred(p), V::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x | y))),
+            (V::C64(p), V::C64(q)) => Typed::C64(M::map2(p, q, |x: C64, y: C64| x + y)),
+            (V::Pred(p), V::Pred(q)) => Typed::Pred(M::map2(p, q, |x: bool, y: bool| x | y))),
         Subtract => arith!(op, a, b, |x, y, T, U, S| x.wrapping_sub(y),
             |x: f32, y: f32| x - y, |x: f64, y: f64| x - y, |x: C128, y: C128| x - y,
-            (V::C64(p), V::C64(q)) => D::C64(map2(p, q, |x: C64, y: C64| x - y))),
+            (V::C64(p), V::C64(q)) => Typed::C64(M::map2(p, q, |x: C64, y: C64| x - y))),
         Multiply => arith!(op, a, b, |x, y, T, U, S| x.wrapping_mul(y),
             |x: f32, y: f32| x * y, |x: f64, y: f64| x * y, math::c_mul,
-            (V::Pred(p), V::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x & y))),
+            (V::Pred(p), V::Pred(q)) => Typed::Pred(M::map2(p, q, |x: bool, y: bool| x & y))),
         Divide => arith!(
             op,
             a,
@@ -177,20 +185,22 @@ pub fn eval(op: BinaryOp, a: V<'_>, b: V<'_>) -> Result<D> {
         Atan2 => floats!(op, a, b,
             |x: f32, y: f32| (x as f64).atan2(y as f64) as f32,
             |x: f64, y: f64| x.atan2(y),
-            (V::C64(p), V::C64(q)) => D::C64(map2(p, q, |x: C64, y: C64| c_narrow(math::c_atan2(c_widen(x), c_widen(y))))),
-            (V::C128(p), V::C128(q)) => D::C128(map2(p, q, math::c_atan2))),
+            (V::C64(p), V::C64(q)) => Typed::C64(M::map2(p, q, |x: C64, y: C64| c_narrow(math::c_atan2(c_widen(x), c_widen(y))))),
+            (V::C128(p), V::C128(q)) => Typed::C128(M::map2(p, q, math::c_atan2))),
         Maximum | Minimum => {
             let max = op == Maximum;
             match (a, b) {
-                (V::F16(p), V::F16(q)) => D::F16(fmaxmin!(p, q, max)),
-                (V::BF16(p), V::BF16(q)) => D::BF16(fmaxmin!(p, q, max)),
-                (V::F32(p), V::F32(q)) => D::F32(fmaxmin!(p, q, max)),
-                (V::F64(p), V::F64(q)) => D::F64(fmaxmin!(p, q, max)),
-                (V::Pred(p), V::Pred(q)) => D::Pred(map2(
-                    p,
-                    q,
-                    |x: bool, y: bool| if max { x | y } else { x & y },
-                )),
+                (V::F16(p), V::F16(q)) => Typed::F16(fmaxmin!(p, q, max)),
+                (V::BF16(p), V::BF16(q)) => Typed::BF16(fmaxmin!(p, q, max)),
+                (V::F32(p), V::F32(q)) => Typed::F32(fmaxmin!(p, q, max)),
+                (V::F64(p), V::F64(q)) => Typed::F64(fmaxmin!(p, q, max)),
+                (V::Pred(p), V::Pred(q)) => {
+                    Typed::Pred(M::map2(
+                        p,
+                        q,
+                        move |x: bool, y: bool| if max { x | y } else { x & y },
+                    ))
+                }
                 _ => ints!(op, a, b, |x, y, T, U, S| if max {
                     x.max(y)
                 } else {
@@ -199,11 +209,11 @@ pub fn eval(op: BinaryOp, a: V<'_>, b: V<'_>) -> Result<D> {
             }
         }
         And => ints!(op, a, b, |x, y, T, U, S| x & y,
-            (V::Pred(p), V::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x & y))),
+            (V::Pred(p), V::Pred(q)) => Typed::Pred(M::map2(p, q, |x: bool, y: bool| x & y))),
         Or => ints!(op, a, b, |x, y, T, U, S| x | y,
-            (V::Pred(p), V::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x | y))),
+            (V::Pred(p), V::Pred(q)) => Typed::Pred(M::map2(p, q, |x: bool, y: bool| x | y))),
         Xor => ints!(op, a, b, |x, y, T, U, S| x ^ y,
-            (V::Pred(p), V::Pred(q)) => D::Pred(map2(p, q, |x: bool, y: bool| x ^ y))),
+            (V::Pred(p), V::Pred(q)) => Typed::Pred(M::map2(p, q, |x: bool, y: bool| x ^ y))),
         ShiftLeft => ints!(op, a, b, |x, y, T, U, S| {
             let n = y as U;
             if n >= T::BITS as U { 0 } else { x << n }
@@ -222,8 +232,8 @@ pub fn eval(op: BinaryOp, a: V<'_>, b: V<'_>) -> Result<D> {
             (if n >= T::BITS as U { 0 } else { (x as U) >> n }) as T
         }),
         Complex => match (a, b) {
-            (V::F32(p), V::F32(q)) => D::C64(map2(p, q, C64::new)),
-            (V::F64(p), V::F64(q)) => D::C128(map2(p, q, C128::new)),
+            (V::F32(p), V::F32(q)) => Typed::C64(M::map2(p, q, C64::new)),
+            (V::F64(p), V::F64(q)) => Typed::C128(M::map2(p, q, C128::new)),
             (other, _) => return Err(type_error(op, other)),
         },
     })

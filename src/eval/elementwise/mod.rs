@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::hlo::ast::Instruction;
 use crate::hlo::opcode::{BinaryOp, ElementwiseOp, UnaryOp};
 use crate::literal::Buf;
-use crate::literal::{Array, ArrayData, DataView, Literal};
+use crate::literal::{Array, ArrayData, DataView, Literal, NativeType};
 
 /// Arrays with at least this many elements are processed in parallel.
 pub const PAR_THRESHOLD: usize = 1 << 16;
@@ -240,6 +240,130 @@ where
         lanes::run3(dst, start, a, b, c, &f)
     })
     .into()
+}
+
+/// How an element function is applied: `Fresh` maps whole operands into a new buffer now;
+/// `Kernels` keeps the function as a kernel that fused groups call on chunks of their tiles
+/// (`fused`). Ops written once against this trait (`binary::eval_with`) give both paths the same
+/// element functions, so a fused chunk holds exactly the op-by-op values.
+pub trait Map2 {
+    type Out<V: NativeType>;
+    fn map2<T, U, V, F>(x: &[T], y: &[U], f: F) -> Self::Out<V>
+    where
+        T: NativeType,
+        U: NativeType,
+        V: NativeType,
+        F: Fn(T, U) -> V + Sync + Send + 'static;
+}
+
+/// A `Map2` result for each element type of the result.
+pub enum Typed<M: Map2> {
+    Pred(M::Out<bool>),
+    S8(M::Out<i8>),
+    S16(M::Out<i16>),
+    S32(M::Out<i32>),
+    S64(M::Out<i64>),
+    U8(M::Out<u8>),
+    U16(M::Out<u16>),
+    U32(M::Out<u32>),
+    U64(M::Out<u64>),
+    F16(M::Out<half::f16>),
+    BF16(M::Out<half::bf16>),
+    F32(M::Out<f32>),
+    F64(M::Out<f64>),
+    C64(M::Out<crate::literal::C64>),
+    C128(M::Out<crate::literal::C128>),
+}
+
+/// Applies the function at once (`map2`).
+pub struct Fresh;
+
+impl Map2 for Fresh {
+    type Out<V: NativeType> = Buf<V>;
+    #[inline]
+    fn map2<T, U, V, F>(x: &[T], y: &[U], f: F) -> Buf<V>
+    where
+        T: NativeType,
+        U: NativeType,
+        V: NativeType,
+        F: Fn(T, U) -> V + Sync + Send + 'static,
+    {
+        map2(x, y, f)
+    }
+}
+
+impl Typed<Fresh> {
+    pub fn into_data(self) -> ArrayData {
+        match self {
+            Typed::Pred(v) => ArrayData::Pred(v),
+            Typed::S8(v) => ArrayData::S8(v),
+            Typed::S16(v) => ArrayData::S16(v),
+            Typed::S32(v) => ArrayData::S32(v),
+            Typed::S64(v) => ArrayData::S64(v),
+            Typed::U8(v) => ArrayData::U8(v),
+            Typed::U16(v) => ArrayData::U16(v),
+            Typed::U32(v) => ArrayData::U32(v),
+            Typed::U64(v) => ArrayData::U64(v),
+            Typed::F16(v) => ArrayData::F16(v),
+            Typed::BF16(v) => ArrayData::BF16(v),
+            Typed::F32(v) => ArrayData::F32(v),
+            Typed::F64(v) => ArrayData::F64(v),
+            Typed::C64(v) => ArrayData::C64(v),
+            Typed::C128(v) => ArrayData::C128(v),
+        }
+    }
+}
+
+/// A binary element function over chunks: writes `dst` from two operands of `dst`'s length
+/// (either may be one element, standing for a scalar as in `map2`); `false` when an operand
+/// has another type or length.
+pub type Kernel2<V> = std::sync::Arc<
+    dyn Fn(&mut [std::mem::MaybeUninit<V>], DataView<'_>, DataView<'_>) -> bool + Send + Sync,
+>;
+
+/// Keeps the function as a `Kernel2`, run through the same loops as `map2`.
+pub struct Kernels;
+
+impl Map2 for Kernels {
+    type Out<V: NativeType> = Kernel2<V>;
+    fn map2<T, U, V, F>(_: &[T], _: &[U], f: F) -> Kernel2<V>
+    where
+        T: NativeType,
+        U: NativeType,
+        V: NativeType,
+        F: Fn(T, U) -> V + Sync + Send + 'static,
+    {
+        std::sync::Arc::new(move |dst, a, b| {
+            let (Some(x), Some(y)) = (T::of_view(a), U::of_view(b)) else {
+                return false;
+            };
+            let n = dst.len();
+            match (x, y) {
+                (_, &[b]) if x.len() == n && n != 1 => lanes::run1(dst, x, &|a| f(a, b)),
+                (&[a], _) if y.len() == n && n != 1 => lanes::run1(dst, y, &|b| f(a, b)),
+                _ if x.len() == n && y.len() == n => lanes::run2(dst, x, y, &f),
+                // Both scalars, for a longer result.
+                (&[a], &[b]) => {
+                    let v = f(a, b);
+                    for d in dst.iter_mut() {
+                        d.write(v);
+                    }
+                }
+                _ => return false,
+            }
+            true
+        })
+    }
+}
+
+/// The binary element function of `op` for operands of types `a` and `b`, as a chunk kernel
+/// (`None` when the verifier would refuse the types).
+pub fn binary_kernel(
+    op: BinaryOp,
+    a: crate::types::ElementType,
+    b: crate::types::ElementType,
+) -> Option<Typed<Kernels>> {
+    binary::eval_with::<Kernels>(op, DataView::empty(a)?, DataView::empty(b)?).ok()
 }
 
 /// The loops of `map1`, `map2` and `map3`, each compiled twice: for the baseline x86-64 the crate

@@ -506,3 +506,120 @@ fn a_dying_input_lends_its_buffer_to_an_output_after_its_tile_is_read() {
         vec![Literal::vec(vec![n as i64], r.clone()).unwrap()],
     );
 }
+
+/// Deterministic bits for element `i` of argument `k`: special patterns (zero, all ones, the
+/// sign bit alone, small values that make shift amounts both in and past the width, NaN and
+/// infinity patterns of F32/F16/BF16) among hashed ones.
+fn mixed_bits(i: usize, k: u64) -> u64 {
+    let h = (i as u64 ^ (k << 40))
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        .rotate_left(29)
+        .wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    match h % 16 {
+        0 => 0,
+        1 => u64::MAX,
+        2 => 1 << 63 | 1 << 31 | 1 << 15 | 1 << 7,
+        3 | 4 => h >> 58,
+        5 => 0x7fc0_0000_7fc0_7e00,
+        6 => 0x7f80_0000_7f80_7c00,
+        _ => h,
+    }
+}
+
+/// A group whose members are all binary ops runs through chunk kernels (`chunks`), over several
+/// chunks and a ragged last one, with scalar broadcasts on either side and on both; its results
+/// are the op-by-op ones for every op on integers of two widths and signs and on floats of three
+/// kinds, edge values included (shifts past the width, division by zero, NaN in max and min).
+#[test]
+fn groups_of_binary_ops_run_as_chunk_kernels_with_the_op_by_op_results() {
+    let n = MIN_ELEMENTS + 3 * chunks::CHUNK / 2 + 1;
+    let ints = [
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "remainder",
+        "maximum",
+        "minimum",
+        "and",
+        "or",
+        "xor",
+        "shift-left",
+        "shift-right-arithmetic",
+        "shift-right-logical",
+        "power",
+    ];
+    let floats = [
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "remainder",
+        "maximum",
+        "minimum",
+        "power",
+        "atan2",
+    ];
+    let cases: [(&str, &str, &[&str]); 6] = [
+        ("u32", "u32", &ints),
+        ("s8", "u8", &ints),
+        ("s64", "u64", &ints),
+        ("f32", "u32", &floats),
+        ("f16", "u16", &floats),
+        ("bf16", "u16", &floats),
+    ];
+    for (t, bits, ops) in cases {
+        let mut lines = vec![
+            format!("  pb = {bits}[{n}] parameter(0)"),
+            format!("  qb = {bits}[{n}] parameter(1)"),
+            format!("  sb = {bits}[] parameter(2)"),
+            format!("  pc = {t}[{n}] bitcast-convert(pb)"),
+            format!("  qc = {t}[{n}] bitcast-convert(qb)"),
+            format!("  p = {t}[{n}] reverse(pc), dimensions={{0}}"),
+            format!("  q = {t}[{n}] reverse(qc), dimensions={{0}}"),
+            format!("  s = {t}[] bitcast-convert(sb)"),
+            format!("  bs = {t}[{n}] broadcast(s), dimensions={{}}"),
+            format!("  both = {t}[{n}] add(bs, bs)"),
+        ];
+        let mut prev = "p".to_string();
+        for (k, op) in ops.iter().enumerate() {
+            let (a, b) = match k % 4 {
+                0 => (prev.clone(), "q".to_string()),
+                1 => ("bs".to_string(), prev.clone()),
+                2 => (prev.clone(), "bs".to_string()),
+                _ => (prev.clone(), "both".to_string()),
+            };
+            lines.push(format!("  v{k} = {t}[{n}] {op}({a}, {b})"));
+            prev = format!("v{k}");
+        }
+        let mid = format!("v{}", ops.len() / 2);
+        lines.push(format!(
+            "  ROOT r = ({t}[{n}], {t}[{n}]) tuple({prev}, {mid})"
+        ));
+        let body = lines.join("\n");
+        let (m, plan) = planned(&body);
+        let chain = plan
+            .groups
+            .iter()
+            .find(|g| g.steps.len() > ops.len())
+            .unwrap_or_else(|| panic!("{t}: no group holds the chain"));
+        assert!(
+            chunks::compile(m.entry(), chain).is_some(),
+            "{t}: the chain runs tile by tile"
+        );
+        let lit = |all: Vec<u64>, dims: Vec<i64>| {
+            match bits {
+                "u8" => Literal::vec(dims, all.iter().map(|&b| b as u8).collect()),
+                "u16" => Literal::vec(dims, all.iter().map(|&b| b as u16).collect()),
+                "u32" => Literal::vec(dims, all.iter().map(|&b| b as u32).collect()),
+                _ => Literal::vec(dims, all),
+            }
+            .unwrap()
+        };
+        let arg = |k: u64| lit((0..n).map(|i| mixed_bits(i, k)).collect(), vec![n as i64]);
+        // Shift amounts inside and past every width, a NaN, all ones.
+        for scalar in [2u64, 40, 0x7fc0_0000_7fc0_7e00, u64::MAX] {
+            same_either_way(&body, vec![arg(1), arg(2), lit(vec![scalar], vec![])]);
+        }
+    }
+}

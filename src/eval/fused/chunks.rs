@@ -1,0 +1,387 @@
+//! Fused groups made only of binary ops, run chunk by chunk through kept kernels.
+//!
+//! Why: a threefry round is a chain of cheap integer ops (add, xor, two shifts, or) on arrays of
+//! millions of elements. Tile by tile (`run_tile`), each member reads and writes 8192-element
+//! tiles that live in the L2 cache, and each call returns a freshly allocated tile; the loops
+//! then wait on L2 more than they compute (their profile: loads and stores), and smaller tiles
+//! only trade that for allocation and dispatch per call. Here each member's element function is
+//! taken once per evaluation as a kernel (`elementwise::binary_kernel`, the very function the
+//! op-by-op path maps), and a chunk of `CHUNK` elements runs through every member into slots that
+//! are reused once their values are dead: the live slots stay in the L1 cache, nothing is
+//! allocated per chunk, and each member finds its operands by place in a table made once per
+//! chunk (branching on where each operand came from mispredicted too often at small chunks).
+//!
+//! Exactness: each kernel is `binary::eval_with` on the member's operand types, whose element
+//! function is the one `binary::eval` maps over whole arrays, run by the same loops
+//! (`elementwise::Kernels`); element `i` of a chunk is element `start + i` of every operand, as
+//! in `run_tile`.
+
+use super::{Group, Inputs, Sink, Source};
+use crate::error::{Error, Result};
+use crate::eval::elementwise::{self, Kernel2, Kernels, Typed};
+use crate::hlo::ast::Computation;
+use crate::hlo::opcode::Op;
+use crate::literal::{DataView, NativeType};
+use crate::types::ElementType;
+use std::mem::MaybeUninit;
+
+/// Elements per chunk: 4 KiB of `u32` per slot. On the threefry programs (Zen 4) 256 and 512 were
+/// slower from the per-member cost of each call, 2048 no faster, 4096 slower from the cache.
+pub const CHUNK: usize = 1024;
+
+/// Slot storage, aligned for every element type (and to a cache line).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
+/// The kernels of a group whose members are all binary ops, and where each member's chunk lives.
+pub struct Compiled {
+    kernels: Vec<Typed<Kernels>>,
+    /// Each member's element type.
+    tys: Vec<ElementType>,
+    /// Each member's slot: a slot is reused once no later member reads its value, except an
+    /// output's, which may be written only at the end of the chunk (`Inputs::lent`).
+    slot_of: Vec<usize>,
+    slots: usize,
+    /// Bytes per slot: `CHUNK` elements of the widest member type.
+    slot_bytes: usize,
+    /// Each member's two operands as places in a chunk's table of operand values (`Table`):
+    /// the full inputs, then the splats, then the scalars, then the members.
+    args: Vec<[usize; 2]>,
+}
+
+/// `g`'s kernels, or `None` when a member is not a binary op, reads an operand the group
+/// generates per tile (an iota or a gathered broadcast), or has types the verifier refuses.
+pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
+    let ty = |i: usize| Some(comp.instructions.get(i)?.shape.as_array()?.ty);
+    let mut kernels = Vec::with_capacity(g.steps.len());
+    let mut tys = Vec::with_capacity(g.steps.len());
+    let mut slot_of = Vec::with_capacity(g.steps.len());
+    let (mut free, mut slots) = (Vec::<usize>::new(), 0);
+    for step in &g.steps {
+        let inst = comp.instructions.get(step.inst)?;
+        let Op::Binary(op) = inst.op else {
+            return None;
+        };
+        if inst.operands.len() != 2
+            || step.operands.len() != 2
+            || step
+                .operands
+                .iter()
+                .any(|s| matches!(s, Source::Iota(_) | Source::Bcast(_)))
+        {
+            return None;
+        }
+        kernels.push(elementwise::binary_kernel(
+            op,
+            ty(inst.operands[0])?,
+            ty(inst.operands[1])?,
+        )?);
+        tys.push(ty(step.inst)?);
+        // The member's slot is taken before its operands' slots are released, so a kernel never
+        // writes the slot it reads.
+        slot_of.push(free.pop().unwrap_or_else(|| {
+            slots += 1;
+            slots - 1
+        }));
+        for f in &step.frees {
+            if let Source::Step(i) = *f
+                && g.steps.get(i)?.output.is_none()
+            {
+                free.push(*slot_of.get(i)?);
+            }
+        }
+    }
+    let widest = tys.iter().map(|t| t.byte_size()).max()?.max(1);
+    let (nf, ns, nc) = (g.fulls.len(), g.splats.len(), g.scalars.len());
+    let place = |src: &Source| -> Option<usize> {
+        Some(match *src {
+            Source::Full(j) if j < nf => j,
+            Source::Splat(j) if j < ns => nf + j,
+            Source::Scalar(j) if j < nc => nf + ns + j,
+            Source::Step(i) if i < g.steps.len() => nf + ns + nc + i,
+            _ => return None,
+        })
+    };
+    let args = g
+        .steps
+        .iter()
+        .map(|st| Some([place(st.operands.first()?)?, place(st.operands.get(1)?)?]))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Compiled {
+        kernels,
+        tys,
+        slot_of,
+        slots,
+        args,
+        slot_bytes: (CHUNK * widest).div_ceil(size_of::<Line>()) * size_of::<Line>(),
+    })
+}
+
+/// One task's slots, reused from chunk to chunk.
+pub struct Slots(Vec<Box<[MaybeUninit<Line>]>>);
+
+impl Slots {
+    pub fn new(c: &Compiled) -> Slots {
+        let lines = c.slot_bytes / size_of::<Line>();
+        Slots((0..c.slots).map(|_| Box::new_uninit_slice(lines)).collect())
+    }
+}
+
+/// The first `len` elements of a slot as `ty`.
+///
+/// # Safety
+/// `slot` must point to `bytes` bytes that live as long as `'a` and that nothing writes while the
+/// view lives, whose first `len` elements of `ty` were written (by a member's kernel, this chunk).
+unsafe fn view<'a>(
+    ty: ElementType,
+    slot: *const MaybeUninit<Line>,
+    bytes: usize,
+    len: usize,
+) -> Option<DataView<'a>> {
+    unsafe fn typed<'a, T: NativeType>(
+        slot: *const MaybeUninit<Line>,
+        bytes: usize,
+        len: usize,
+    ) -> Option<DataView<'a>> {
+        if len * size_of::<T>() > bytes {
+            return None;
+        }
+        // SAFETY: the slot spans at least `len` elements of `T` (checked), is aligned for any
+        // element type (`Line`), and its first `len` were written as `T` (the caller's promise).
+        Some(T::view(unsafe {
+            std::slice::from_raw_parts(slot.cast::<T>(), len)
+        }))
+    }
+    use crate::literal::{C64, C128};
+    use half::{bf16, f16};
+    // SAFETY: the caller's promise, passed on.
+    unsafe {
+        match ty {
+            ElementType::Pred => typed::<bool>(slot, bytes, len),
+            ElementType::S8 => typed::<i8>(slot, bytes, len),
+            ElementType::S16 => typed::<i16>(slot, bytes, len),
+            ElementType::S32 => typed::<i32>(slot, bytes, len),
+            ElementType::S64 => typed::<i64>(slot, bytes, len),
+            ElementType::U8 => typed::<u8>(slot, bytes, len),
+            ElementType::U16 => typed::<u16>(slot, bytes, len),
+            ElementType::U32 => typed::<u32>(slot, bytes, len),
+            ElementType::U64 => typed::<u64>(slot, bytes, len),
+            ElementType::F16 => typed::<f16>(slot, bytes, len),
+            ElementType::BF16 => typed::<bf16>(slot, bytes, len),
+            ElementType::F32 => typed::<f32>(slot, bytes, len),
+            ElementType::F64 => typed::<f64>(slot, bytes, len),
+            ElementType::C64 => typed::<C64>(slot, bytes, len),
+            ElementType::C128 => typed::<C128>(slot, bytes, len),
+            ElementType::Token => None,
+        }
+    }
+}
+
+/// Runs kernel `k` into the first `len` elements of the slot at `slot`; `false` when it refuses
+/// its operands.
+///
+/// # Safety
+/// `slot` must point to `bytes` writable bytes that nothing else reads or writes during the call
+/// (in particular not the operands).
+unsafe fn call<V: NativeType>(
+    k: &Kernel2<V>,
+    slot: *mut MaybeUninit<Line>,
+    bytes: usize,
+    len: usize,
+    a: DataView<'_>,
+    b: DataView<'_>,
+) -> bool {
+    if len * size_of::<V>() > bytes {
+        return false;
+    }
+    // SAFETY: the slot spans at least `len` elements of `V` (checked) and is aligned for any
+    // element type; `MaybeUninit` asks nothing of the bytes; nothing else touches them (the
+    // caller's promise).
+    let dst = unsafe { std::slice::from_raw_parts_mut(slot.cast::<MaybeUninit<V>>(), len) };
+    k(dst, a, b)
+}
+
+/// Elements `start..start + len` of every member, chunk by chunk; writes the outputs' elements
+/// at offset `at` of the task's output pieces.
+#[allow(clippy::too_many_arguments)]
+pub fn run_tile(
+    comp: &Computation,
+    c: &Compiled,
+    g: &Group,
+    inputs: &Inputs,
+    slots: &mut Slots,
+    start: usize,
+    len: usize,
+    at: usize,
+    sinks: &mut [Box<dyn Sink + '_>],
+) -> Result<()> {
+    if slots.0.len() != c.slots
+        || slots
+            .0
+            .iter()
+            .any(|s| size_of_val::<[_]>(s) != c.slot_bytes)
+    {
+        return Err(Error::internal(
+            "fused chunk slots of the wrong number or size",
+        ));
+    }
+    let mut off = 0;
+    while off < len {
+        let m = CHUNK.min(len - off);
+        run_chunk(comp, c, g, inputs, slots, start + off, m, at + off, sinks)?;
+        off += m;
+    }
+    Ok(())
+}
+
+/// An operand value by address: a chunk of an input or of a member, or a one-element splat.
+#[derive(Clone, Copy)]
+struct Raw {
+    ty: ElementType,
+    ptr: *const u8,
+    len: usize,
+}
+
+impl Raw {
+    const NONE: Raw = Raw {
+        ty: ElementType::Token,
+        ptr: std::ptr::null(),
+        len: 0,
+    };
+
+    fn of(v: DataView<'_>) -> Raw {
+        Raw {
+            ty: v.ty(),
+            ptr: v.as_ptr(),
+            len: v.len(),
+        }
+    }
+}
+
+/// The view `r` stands for.
+///
+/// # Safety
+/// `r.ptr` must point to `r.len` initialised elements of `r.ty` that nothing writes while the
+/// view lives.
+unsafe fn raw_view<'a>(r: Raw) -> Option<DataView<'a>> {
+    if r.ptr.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's promise; the bytes a slot spans were checked when it was made.
+    unsafe { view(r.ty, r.ptr.cast(), usize::MAX, r.len) }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_chunk(
+    comp: &Computation,
+    c: &Compiled,
+    g: &Group,
+    inputs: &Inputs,
+    slots: &mut Slots,
+    start: usize,
+    len: usize,
+    at: usize,
+    sinks: &mut [Box<dyn Sink + '_>],
+) -> Result<()> {
+    let bytes = c.slot_bytes;
+    // Raw slot pointers: a member writes its slot while reading others (`compile` gives it one
+    // that none of its operands holds), which borrows cannot express.
+    let base: Vec<*mut MaybeUninit<Line>> = slots.0.iter_mut().map(|s| s.as_mut_ptr()).collect();
+    let at_member =
+        |s: usize, e: Error| match g.steps.get(s).and_then(|st| comp.instructions.get(st.inst)) {
+            Some(inst) => e.at(&inst.name, inst.loc),
+            None => e,
+        };
+    let missing = |s: usize| at_member(s, Error::internal("a fused operand is missing"));
+    // Every operand of the chunk by address, in `Compiled::args` order: the members look their
+    // operands up by place instead of branching on where each comes from.
+    let mut table: Vec<Raw> = Vec::with_capacity(
+        inputs.fulls.len() + inputs.splats.len() + inputs.scalars.len() + g.steps.len(),
+    );
+    for j in 0..inputs.fulls.len() {
+        let v = match inputs.lent_to.get(j) {
+            Some(Some(o)) => sinks.get(*o).and_then(|s| s.read(at, len)),
+            _ => inputs
+                .fulls
+                .get(j)
+                .copied()
+                .flatten()
+                .and_then(|d| d.view().slice(start, len)),
+        };
+        table.push(v.map_or(Raw::NONE, Raw::of));
+    }
+    table.extend(inputs.splats.iter().map(|d| Raw::of(d.view())));
+    table.extend(inputs.scalars.iter().map(|d| Raw::of(d.view())));
+    let members = table.len();
+    for (s, &k) in c.slot_of.iter().enumerate() {
+        table.push(Raw {
+            ty: c.tys[s],
+            ptr: base.get(k).map_or(std::ptr::null(), |&p| p as *const u8),
+            len,
+        });
+    }
+    for (s, places) in c.args.iter().enumerate() {
+        // SAFETY: inputs and splats are borrowed for the whole group and lent inputs are written
+        // only after the chunk's last member; member operands came earlier and wrote `len`
+        // elements of their type this chunk, in slots not reused before this member (`compile`).
+        let (a, b) = unsafe {
+            match (
+                table.get(places[0]).and_then(|&r| raw_view(r)),
+                table.get(places[1]).and_then(|&r| raw_view(r)),
+            ) {
+                (Some(a), Some(b)) => (a, b),
+                _ => return Err(missing(s)),
+            }
+        };
+        let dst = table
+            .get(members + s)
+            .map_or(std::ptr::null_mut(), |r| r.ptr.cast_mut())
+            .cast::<MaybeUninit<Line>>();
+        if dst.is_null() {
+            return Err(missing(s));
+        }
+        // SAFETY: `dst` is this member's slot, which none of its operands occupies (`compile`)
+        // and no input shares.
+        let ok = unsafe {
+            match &c.kernels[s] {
+                Typed::Pred(k) => call(k, dst, bytes, len, a, b),
+                Typed::S8(k) => call(k, dst, bytes, len, a, b),
+                Typed::S16(k) => call(k, dst, bytes, len, a, b),
+                Typed::S32(k) => call(k, dst, bytes, len, a, b),
+                Typed::S64(k) => call(k, dst, bytes, len, a, b),
+                Typed::U8(k) => call(k, dst, bytes, len, a, b),
+                Typed::U16(k) => call(k, dst, bytes, len, a, b),
+                Typed::U32(k) => call(k, dst, bytes, len, a, b),
+                Typed::U64(k) => call(k, dst, bytes, len, a, b),
+                Typed::F16(k) => call(k, dst, bytes, len, a, b),
+                Typed::BF16(k) => call(k, dst, bytes, len, a, b),
+                Typed::F32(k) => call(k, dst, bytes, len, a, b),
+                Typed::F64(k) => call(k, dst, bytes, len, a, b),
+                Typed::C64(k) => call(k, dst, bytes, len, a, b),
+                Typed::C128(k) => call(k, dst, bytes, len, a, b),
+            }
+        };
+        if !ok {
+            return Err(at_member(
+                s,
+                Error::internal("a fused member's kernel refused its operands"),
+            ));
+        }
+    }
+    // The outputs, once no member of the chunk reads a lent input any more. (Output slots are
+    // never reused within a chunk.)
+    for (s, step) in g.steps.iter().enumerate() {
+        let Some(o) = step.output else { continue };
+        let r = table.get(members + s).copied().ok_or_else(|| missing(s))?;
+        // SAFETY: member `s` wrote `len` elements of its type this chunk, and its slot, an
+        // output's, was not reused.
+        let v = unsafe { raw_view(r) }.ok_or_else(|| missing(s))?;
+        sinks
+            .get_mut(o)
+            .ok_or_else(|| missing(s))?
+            .write(at, len, v)
+            .map_err(|e| at_member(s, e))?;
+    }
+    Ok(())
+}
