@@ -38,6 +38,10 @@
 //! one of its own outputs. A lone op with no generated operand gains nothing and is left alone.
 //! (XLA's producer-consumer and sibling fusion make the same kind of groups.)
 //!
+//! How a group runs: a group made only of binary ops runs chunk by chunk through kernels kept
+//! from the op-by-op element functions (`chunks`); any other group runs tile by tile through the
+//! op-by-op functions themselves (`run_tile`).
+//!
 //! Where outputs go (`lend_inputs`): an input read in full whose last reader is the group, and
 //! that no other value shares, holds an output of its type in place, each tile written once the
 //! whole tile has been computed; other outputs get fresh buffers. The values are the same either
