@@ -446,65 +446,79 @@ fn splat_operands_on_either_side_and_on_both_give_the_op_by_op_results() {
 #[test]
 fn a_dying_input_lends_its_buffer_to_an_output_after_its_tile_is_read() {
     let n = MIN_ELEMENTS + 7;
-    let body = format!(
-        "  p = s32[{n}] parameter(0)
+    // Binary ops only (run chunk by chunk), then with a unary member (run tile by tile).
+    for chunked in [true, false] {
+        let (tail, members, sign) = if chunked {
+            ("  m = s32[{n}] multiply(a, r)", vec!["a", "m"], 1)
+        } else {
+            (
+                "  m0 = s32[{n}] multiply(a, r)\n  m = s32[{n}] negate(m0)",
+                vec!["a", "m0", "m"],
+                -1,
+            )
+        };
+        let body = format!(
+            "  p = s32[{n}] parameter(0)
   r = s32[{n}] reverse(p), dimensions={{0}}
   one = s32[] constant(3)
   ob = s32[{n}] broadcast(one), dimensions={{}}
   a = s32[{n}] add(r, ob)
-  m = s32[{n}] multiply(a, r)
+{}
   t = s32[{n}] reverse(a), dimensions={{0}}
-  ROOT tu = (s32[{n}], s32[{n}]) tuple(t, m)"
-    );
-    let (m, plan) = planned(&body);
-    assert_eq!(groups(&body), vec![(strs(&["a", "m"]), strs(&["a", "m"]))]);
-    let comp = m.entry();
-    let idx = |s: &str| comp.instructions.iter().position(|i| i.name == s).unwrap();
-    let r: Vec<i32> = (0..n as i32).map(|i| i * 7 - 1000).collect();
-    let run_with = |dying: bool, shared: bool| {
-        let mut values: Vec<Option<Literal>> = vec![None; comp.instructions.len()];
-        let lit = Literal::vec(vec![n as i64], r.clone()).unwrap();
-        let keep = shared.then(|| lit.clone());
-        let ptr = lit.as_array().unwrap().typed::<i32>().unwrap().as_ptr();
-        values[idx("r")] = Some(lit);
-        values[idx("one")] = Some(Literal::scalar(3i32));
-        let outs = run_group(comp, &plan.groups[0], &mut values, &|_| dying).unwrap();
-        let get = |name: &str| {
-            let (_, l) = outs.iter().find(|(o, _)| *o == idx(name)).unwrap();
-            l.as_array().unwrap().typed::<i32>().unwrap().to_vec()
+  ROOT tu = (s32[{n}], s32[{n}]) tuple(t, m)",
+            tail.replace("{n}", &n.to_string())
+        );
+        let (m, plan) = planned(&body);
+        assert_eq!(groups(&body), vec![(strs(&members), strs(&["a", "m"]))]);
+        let comp = m.entry();
+        assert_eq!(chunks::compile(comp, &plan.groups[0]).is_some(), chunked);
+        let idx = |s: &str| comp.instructions.iter().position(|i| i.name == s).unwrap();
+        let r: Vec<i32> = (0..n as i32).map(|i| i * 7 - 1000).collect();
+        let run_with = |dying: bool, shared: bool| {
+            let mut values: Vec<Option<Literal>> = vec![None; comp.instructions.len()];
+            let lit = Literal::vec(vec![n as i64], r.clone()).unwrap();
+            let keep = shared.then(|| lit.clone());
+            let ptr = lit.as_array().unwrap().typed::<i32>().unwrap().as_ptr();
+            values[idx("r")] = Some(lit);
+            values[idx("one")] = Some(Literal::scalar(3i32));
+            let outs = run_group(comp, &plan.groups[0], &mut values, &|_| dying).unwrap();
+            let out = |name: &str| {
+                let (_, l) = outs.iter().find(|(o, _)| *o == idx(name)).unwrap();
+                l.as_array().unwrap().typed::<i32>().unwrap()
+            };
+            let lent = out("a").as_ptr() == ptr;
+            if let Some(k) = keep {
+                assert_eq!(k.as_array().unwrap().typed::<i32>().unwrap(), &r[..]);
+            }
+            (
+                out("a").to_vec(),
+                out("m").to_vec(),
+                lent,
+                values[idx("r")].is_some(),
+            )
         };
-        let (a, mm) = (get("a"), get("m"));
-        let a_ptr = outs
+        let want_a: Vec<i32> = r.iter().map(|x| x + 3).collect();
+        let want_m: Vec<i32> = r
             .iter()
-            .find(|(o, _)| *o == idx("a"))
-            .unwrap()
-            .1
-            .as_array()
-            .unwrap();
-        let lent = a_ptr.typed::<i32>().unwrap().as_ptr() == ptr;
-        if let Some(k) = keep {
-            assert_eq!(k.as_array().unwrap().typed::<i32>().unwrap(), &r[..]);
-        }
-        (a, mm, lent, values[idx("r")].is_some())
-    };
-    let want_a: Vec<i32> = r.iter().map(|x| x + 3).collect();
-    let want_m: Vec<i32> = r.iter().map(|x| (x + 3).wrapping_mul(*x)).collect();
-    // Dying and unshared: lent to `a`, taken from the values, and `m` still saw `r`.
-    assert_eq!(
-        run_with(true, false),
-        (want_a.clone(), want_m.clone(), true, false)
-    );
-    // Read later, or shared with another value: not lent, left in place and unchanged.
-    assert_eq!(
-        run_with(false, false),
-        (want_a.clone(), want_m.clone(), false, true)
-    );
-    assert_eq!(run_with(true, true), (want_a, want_m, false, true));
-    // And the whole program gives the op-by-op result.
-    same_either_way(
-        &body,
-        vec![Literal::vec(vec![n as i64], r.clone()).unwrap()],
-    );
+            .map(|x| (x + 3).wrapping_mul(*x).wrapping_mul(sign))
+            .collect();
+        // Dying and unshared: lent to `a`, taken from the values, and `m` still saw `r`.
+        assert_eq!(
+            run_with(true, false),
+            (want_a.clone(), want_m.clone(), true, false)
+        );
+        // Read later, or shared with another value: not lent, left in place and unchanged.
+        assert_eq!(
+            run_with(false, false),
+            (want_a.clone(), want_m.clone(), false, true)
+        );
+        assert_eq!(run_with(true, true), (want_a, want_m, false, true));
+        // And the whole program gives the op-by-op result.
+        same_either_way(
+            &body,
+            vec![Literal::vec(vec![n as i64], r.clone()).unwrap()],
+        );
+    }
 }
 
 /// Deterministic bits for element `i` of argument `k`: special patterns (zero, all ones, the
