@@ -747,6 +747,12 @@ struct TileState {
     pending: Vec<(usize, ArrayData)>,
 }
 
+/// How a task runs its tiles: through chunk kernels, or member by member on whole tiles.
+enum Runner<'c> {
+    Chunks(&'c chunks::Compiled, chunks::Slots),
+    Tiles(TileState),
+}
+
 /// Evaluates group `g` of `comp` on the values computed so far; returns each output's value with
 /// its instruction. Inputs for which `dying` holds (nothing reads them after the group) may be
 /// taken from `values` to hold outputs. An error names the member that failed.
@@ -868,37 +874,16 @@ pub fn run_group(
                     Error::internal("a fused task lacks an output"),
                 );
             }
-            if let Some(c) = &compiled {
-                let mut slots = chunks::Slots::new(c);
-                for k in t * per_task..((t + 1) * per_task).min(tiles) {
-                    if failed.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let start = k * tile;
-                    let len = tile.min(n - start);
-                    let at = start - t * span;
-                    if let Err(e) = chunks::run_tile(
-                        comp,
-                        c,
-                        g,
-                        &inputs,
-                        &mut slots,
-                        start,
-                        len,
-                        at,
-                        &mut sinks[..],
-                    ) {
-                        return record(k, e);
-                    }
-                }
-                return;
-            }
-            let mut state = TileState {
-                steps: vec![None; g.steps.len()],
-                iotas: vec![None; g.iotas.len()],
-                bcasts: vec![None; g.bcasts.len()],
-                splats: vec![None; g.splats.len()],
-                pending: vec![],
+            // The task's scratch for either way of running the group, made once for its tiles.
+            let mut runner = match &compiled {
+                Some(c) => Runner::Chunks(c, chunks::Slots::new(c)),
+                None => Runner::Tiles(TileState {
+                    steps: vec![None; g.steps.len()],
+                    iotas: vec![None; g.iotas.len()],
+                    bcasts: vec![None; g.bcasts.len()],
+                    splats: vec![None; g.splats.len()],
+                    pending: vec![],
+                }),
             };
             for k in t * per_task..((t + 1) * per_task).min(tiles) {
                 if failed.load(Ordering::Relaxed) {
@@ -907,9 +892,16 @@ pub fn run_group(
                 let start = k * tile;
                 let len = tile.min(n - start);
                 let at = start - t * span;
-                if let Err(e) =
-                    run_tile(comp, g, &inputs, &mut state, start, len, at, &mut sinks[..])
-                {
+                let sinks = &mut sinks[..];
+                let done = match &mut runner {
+                    Runner::Chunks(c, slots) => {
+                        chunks::run_tile(comp, c, g, &inputs, slots, start, len, at, sinks)
+                    }
+                    Runner::Tiles(state) => {
+                        run_tile(comp, g, &inputs, state, start, len, at, sinks)
+                    }
+                };
+                if let Err(e) = done {
                     return record(k, e);
                 }
             }
