@@ -169,12 +169,16 @@ pub fn random_array(ty: ElementType, dims: Vec<i64>, seed: u64) -> Array {
             ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
         })
         .collect();
+    // Operands on huge pages, as NumPy's (the peers') are: see `pages::collect_fresh`.
+    use crate::literal::pages::collect_fresh as fresh;
     let data = match ty {
-        ElementType::F32 => ArrayData::F32(vals.iter().map(|&x| x as f32).collect()),
-        ElementType::F64 => ArrayData::F64(vals.into()),
-        ElementType::BF16 => ArrayData::BF16(vals.iter().map(|&x| bf16::from_f64(x)).collect()),
-        ElementType::F16 => ArrayData::F16(vals.iter().map(|&x| half::f16::from_f64(x)).collect()),
-        _ => ArrayData::S32(vals.iter().map(|&x| (x * 100.0) as i32).collect()),
+        ElementType::F32 => ArrayData::F32(fresh(vals.iter().map(|&x| x as f32)).into()),
+        ElementType::F64 => ArrayData::F64(fresh(vals.into_iter()).into()),
+        ElementType::BF16 => ArrayData::BF16(fresh(vals.iter().map(|&x| bf16::from_f64(x))).into()),
+        ElementType::F16 => {
+            ArrayData::F16(fresh(vals.iter().map(|&x| half::f16::from_f64(x))).into())
+        }
+        _ => ArrayData::S32(fresh(vals.iter().map(|&x| (x * 100.0) as i32)).into()),
     };
     let ty = data.ty();
     Array {

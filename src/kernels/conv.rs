@@ -407,7 +407,7 @@ where
         vec![]
     } else {
         // A recycled buffer when one is free (see `pool::zeroed_chunks`).
-        let mut v = super::pages::fresh_vec(rows * og);
+        let mut v = crate::literal::pages::fresh_vec(rows * og);
         v.resize(rows * og, T::zero());
         v
     };

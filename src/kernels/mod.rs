@@ -5,7 +5,6 @@ pub mod cache;
 pub mod conv;
 pub mod factor;
 pub mod gemm;
-pub mod pages;
 pub mod pool;
 pub mod scratch;
 

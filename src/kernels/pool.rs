@@ -158,7 +158,7 @@ pub fn zeroed_chunks<U: Copy + Send + Sync + 'static>(
     zero: U,
     body: &(dyn Fn(usize, &mut [U]) + Sync),
 ) -> Vec<U> {
-    let mut v: Vec<U> = super::pages::fresh_vec(n);
+    let mut v: Vec<U> = crate::literal::pages::fresh_vec(n);
     for_each_chunk(&mut v.spare_capacity_mut()[..n], chunk, &|off, part| {
         for x in part.iter_mut() {
             x.write(zero);
@@ -180,7 +180,7 @@ pub fn fill_fresh<U: Send + 'static>(
     chunk: usize,
     body: &(dyn Fn(usize, &mut [std::mem::MaybeUninit<U>]) + Sync),
 ) -> Vec<U> {
-    let mut v: Vec<U> = super::pages::fresh_vec(n);
+    let mut v: Vec<U> = crate::literal::pages::fresh_vec(n);
     for_each_chunk(&mut v.spare_capacity_mut()[..n], chunk, body);
     // SAFETY: the chunks cover 0..n and `body` wrote every element of each (its contract); had
     // it panicked, the panic would have left through `for_each_chunk` before this point.

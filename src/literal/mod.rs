@@ -8,6 +8,7 @@
 mod json;
 mod ndarray_bridge;
 pub mod npy;
+pub mod pages;
 pub mod parse;
 pub mod recycle;
 pub mod text;

@@ -209,6 +209,26 @@ fn array_target<'a>(target: &Target<'a>, file: &str) -> Result<&'a ArrayShape> {
 
 fn read_typed<T: ReadableElement + Copy>(bytes: &[u8]) -> std::result::Result<Vec<T>, String> {
     let a = ArrayD::<T>::read_npy(bytes).map_err(|e| e.to_string())?;
+    read_standard(a)
+}
+
+/// As `read_typed`, for element types the file's bytes can be viewed as (native byte order, and
+/// aligned, which NumPy's 64-byte header padding gives when the image is): the elements are
+/// copied once, straight into a huge-page-backed vector (`pages::collect_fresh`), as NumPy's own
+/// large arrays are. Others are decoded as `read_typed` does.
+fn read_viewed<T>(bytes: &[u8]) -> std::result::Result<Vec<T>, String>
+where
+    T: ReadableElement + ndarray_npy::ViewElement + Copy + Send + 'static,
+{
+    use ndarray_npy::ViewNpyExt;
+    match ArrayViewD::<T>::view_npy(bytes) {
+        // The iteration order is the logical (row-major) one, whatever the file's order.
+        Ok(v) => Ok(super::pages::collect_fresh(v.iter().copied())),
+        Err(_) => read_typed(bytes),
+    }
+}
+
+fn read_standard<T: Copy>(a: ArrayD<T>) -> std::result::Result<Vec<T>, String> {
     Ok(if a.is_standard_layout() {
         a.into_raw_vec_and_offset().0
     } else {
@@ -255,14 +275,14 @@ pub fn array_from_npy_bytes(bytes: &[u8], file: &str, target: &Target) -> Result
     use ElementType::*;
     let data = match want.ty {
         Pred => ArrayData::Pred(read_typed::<bool>(bytes).map_err(what)?.into()),
-        S8 => ArrayData::S8(read_typed::<i8>(bytes).map_err(what)?.into()),
-        S16 => ArrayData::S16(read_typed::<i16>(bytes).map_err(what)?.into()),
-        S32 => ArrayData::S32(read_typed::<i32>(bytes).map_err(what)?.into()),
-        S64 => ArrayData::S64(read_typed::<i64>(bytes).map_err(what)?.into()),
-        U8 => ArrayData::U8(read_typed::<u8>(bytes).map_err(what)?.into()),
-        U16 => ArrayData::U16(read_typed::<u16>(bytes).map_err(what)?.into()),
-        U32 => ArrayData::U32(read_typed::<u32>(bytes).map_err(what)?.into()),
-        U64 => ArrayData::U64(read_typed::<u64>(bytes).map_err(what)?.into()),
+        S8 => ArrayData::S8(read_viewed::<i8>(bytes).map_err(what)?.into()),
+        S16 => ArrayData::S16(read_viewed::<i16>(bytes).map_err(what)?.into()),
+        S32 => ArrayData::S32(read_viewed::<i32>(bytes).map_err(what)?.into()),
+        S64 => ArrayData::S64(read_viewed::<i64>(bytes).map_err(what)?.into()),
+        U8 => ArrayData::U8(read_viewed::<u8>(bytes).map_err(what)?.into()),
+        U16 => ArrayData::U16(read_viewed::<u16>(bytes).map_err(what)?.into()),
+        U32 => ArrayData::U32(read_viewed::<u32>(bytes).map_err(what)?.into()),
+        U64 => ArrayData::U64(read_viewed::<u64>(bytes).map_err(what)?.into()),
         F16 => ArrayData::F16(
             read_typed::<F16Npy>(bytes)
                 .map_err(what)?
@@ -277,15 +297,15 @@ pub fn array_from_npy_bytes(bytes: &[u8], file: &str, target: &Target) -> Result
                 .map(|x| x.0)
                 .collect(),
         ),
-        F32 => ArrayData::F32(read_typed::<f32>(bytes).map_err(what)?.into()),
-        F64 => ArrayData::F64(read_typed::<f64>(bytes).map_err(what)?.into()),
+        F32 => ArrayData::F32(read_viewed::<f32>(bytes).map_err(what)?.into()),
+        F64 => ArrayData::F64(read_viewed::<f64>(bytes).map_err(what)?.into()),
         C64 => ArrayData::C64(
-            read_typed::<num_complex::Complex<f32>>(bytes)
+            read_viewed::<num_complex::Complex<f32>>(bytes)
                 .map_err(what)?
                 .into(),
         ),
         C128 => ArrayData::C128(
-            read_typed::<num_complex::Complex<f64>>(bytes)
+            read_viewed::<num_complex::Complex<f64>>(bytes)
                 .map_err(what)?
                 .into(),
         ),

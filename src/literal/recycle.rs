@@ -4,7 +4,7 @@
 //! faults and the zeroing of its pages on first touch, more than an element-wise operation on it
 //! (XLA's runtime keeps its buffers for the same reason). A large buffer whose last holder drops
 //! it (`Buf`'s `Drop`) is kept here, per element type, and the kernels' next fresh buffer of about
-//! its size (`kernels::pages::fresh_vec`) reuses it. The pool holds at most `POOL_BUFFERS`
+//! its size (`pages::fresh_vec`) reuses it. The pool holds at most `POOL_BUFFERS`
 //! buffers and `POOL_BYTES` bytes, dropping the oldest first; a buffer serves only a request of
 //! at least half its size, so little memory sits idle.
 

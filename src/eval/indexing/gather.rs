@@ -153,11 +153,11 @@ fn gather_typed<T: NativeType>(
     o_step: &[usize],
     starts: &[usize],
 ) -> ArrayData {
-    // A recycled buffer when the pool has one of the size (`kernels::pages`): a result allocated
+    // A recycled buffer when the pool has one of the size (`literal::pages`): a result allocated
     // outside the pool grew the pool by one buffer per call without ever taking one back. Its
     // elements are written once, by the gather: zeroing them first was a single-threaded pass
     // as long as the gather itself.
-    let mut out: Vec<T> = crate::kernels::pages::fresh_vec(total);
+    let mut out: Vec<T> = crate::literal::pages::fresh_vec(total);
     let run = dims.last().map_or(1, |&r| r as usize);
     if run == 0 || !total.is_multiple_of(run) {
         // No element (or, impossibly for a shape, a partial row): nothing to leave unwritten.

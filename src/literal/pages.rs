@@ -33,6 +33,17 @@ pub fn fresh_vec<T: Send + 'static>(n: usize) -> Vec<T> {
     v
 }
 
+/// The items of `it` in a fresh vector (`fresh_vec`): for inputs built once and read many times
+/// (a benchmark's operands, decoded arguments), so that they are backed by huge pages as NumPy's
+/// large arrays are (NumPy advises MADV_HUGEPAGE on its own allocations). A stream over 4 KiB pages
+/// restarts the hardware prefetcher at every page boundary.
+pub fn collect_fresh<T: Send + 'static>(it: impl ExactSizeIterator<Item = T>) -> Vec<T> {
+    let mut v = fresh_vec(it.len());
+    v.clear();
+    v.extend(it);
+    v
+}
+
 #[cfg(target_os = "linux")]
 fn advise_huge(addr: usize, bytes: usize) {
     if bytes < MIN_BYTES {
