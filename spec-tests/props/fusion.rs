@@ -204,6 +204,33 @@ impl Gen {
         };
         let float = t.is_float();
         let pred = t == T::Pred;
+        if self.binary_only && matches!(t, T::U32 | T::U64) && self.rng.percent(30) {
+            // A rotation, `or` of two shifts of one value read by nothing else, which the chunk
+            // kernels fold into one: amounts mostly splats near the width (inside it: the fast
+            // loop; at or past it: zero), else any operand.
+            let width = if t == T::U32 { 32 } else { 64 };
+            let amount = |g: &mut Gen| {
+                if g.rng.percent(70) {
+                    let c = g.name("c");
+                    let k = g.rng.below(width + 3);
+                    g.lines.push(format!("  {c} = {}[] constant({k})", ty(t)));
+                    let b = g.name("b");
+                    let shape = g.shape(t);
+                    g.line(&b, &shape, &format!("broadcast({c}), dimensions={{}}"));
+                    b
+                } else {
+                    g.operand(t)
+                }
+            };
+            let (a, b) = (amount(self), amount(self));
+            let shape = self.shape(t);
+            let (l, r) = (self.name("l"), self.name("r"));
+            self.line(&l, &shape, &format!("shift-left({x}, {a})"));
+            self.line(&r, &shape, &format!("shift-right-logical({x}, {b})"));
+            let (p, q) = if self.rng.percent(50) { (l, r) } else { (r, l) };
+            self.def(t, &format!("or({p}, {q})"));
+            return true;
+        }
         let roll = if self.binary_only {
             20 + self.rng.below(30)
         } else {

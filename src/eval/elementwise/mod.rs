@@ -376,7 +376,7 @@ pub fn binary_kernel(
 /// both copies, and Rust neither reassociates nor contracts floating-point operations, so both
 /// give the same values; only which operand's payload a NaN result carries may differ, as it
 /// already may between a loop's vector body and its scalar remainder.
-mod lanes {
+pub(crate) mod lanes {
     use std::mem::MaybeUninit;
 
     /// Whether this CPU runs the AVX2 copies (the check is cached by the standard library).

@@ -11,6 +11,13 @@
 //! allocated per chunk, and each member finds its operands by place in a table made once per
 //! chunk (branching on where each operand came from mispredicted too often at small chunks).
 //!
+//! One pattern is folded: `or(shift-left(x, a), shift-right-logical(x, b))` on u32 or u64, where
+//! both shifts are read by the `or` alone, is the rotation every threefry round makes (`a` and
+//! `32 - a`); it runs as one kernel (`shift_or`) instead of three passes over the chunk, the
+//! shifts' values never stored. (LLVM recognises the same shape as a funnel shift.) The folded
+//! kernel computes exactly the two shifts and the `or` with XLA's rule for shift amounts at or
+//! past the width (the result is zero), so it needs no proof that `b` is `BITS - a`.
+//!
 //! Exactness: each kernel is `binary::eval_with` on the member's operand types, whose element
 //! function is the one `binary::eval` maps over whole arrays, run by the same loops
 //! (`elementwise::Kernels`); element `i` of a chunk is element `start + i` of every operand, as
@@ -20,7 +27,7 @@ use super::{Group, Inputs, Sink, Source};
 use crate::error::{Error, Result};
 use crate::eval::elementwise::{self, Kernel2, Kernels, Typed};
 use crate::hlo::ast::Computation;
-use crate::hlo::opcode::Op;
+use crate::hlo::opcode::{BinaryOp, Op};
 use crate::literal::{DataView, NativeType};
 use crate::types::ElementType;
 use std::mem::MaybeUninit;
@@ -34,9 +41,19 @@ pub const CHUNK: usize = 1024;
 #[repr(C, align(64))]
 struct Line([u8; 64]);
 
+/// What a member does in a chunk.
+enum Kernel {
+    /// Its own element function on its two operands.
+    Binary(Typed<Kernels>),
+    /// `or(shift-left(x, a), shift-right-logical(x, b))` in one pass, on `x`, `a` and `b`.
+    ShiftOr(ElementType),
+    /// A shift whose only reader is a `ShiftOr` member: never run, never stored.
+    Folded,
+}
+
 /// The kernels of a group whose members are all binary ops, and where each member's chunk lives.
 pub struct Compiled {
-    kernels: Vec<Typed<Kernels>>,
+    kernels: Vec<Kernel>,
     /// Each member's element type.
     tys: Vec<ElementType>,
     /// Each member's slot: a slot is reused once no later member reads its value, except an
@@ -45,9 +62,59 @@ pub struct Compiled {
     slots: usize,
     /// Bytes per slot: `CHUNK` elements of the widest member type.
     slot_bytes: usize,
-    /// Each member's two operands as places in a chunk's table of operand values (`Table`):
-    /// the full inputs, then the splats, then the scalars, then the members.
-    args: Vec<[usize; 2]>,
+    /// Each member's operands (two, or three for `ShiftOr`; none for `Folded`) as places in a
+    /// chunk's table of operand values: the full inputs, then the splats, then the scalars,
+    /// then the members.
+    args: Vec<Vec<usize>>,
+}
+
+/// The folds of `g`: for each member, the operands it reads once the folds are made, and whether
+/// it is folded into its reader. A fold needs an `or` of u32 or u64 whose operands are a
+/// `shift-left` and a `shift-right-logical` of the same value, each read by nothing else (no
+/// other member, no output).
+fn fold_rotations(comp: &Computation, g: &Group) -> Option<(Vec<Vec<Source>>, Vec<bool>)> {
+    let binary = |i: usize| match comp.instructions.get(g.steps.get(i)?.inst)?.op {
+        Op::Binary(op) => Some(op),
+        _ => None,
+    };
+    let mut readers = vec![0usize; g.steps.len()];
+    for st in &g.steps {
+        for src in &st.operands {
+            if let Source::Step(i) = *src {
+                *readers.get_mut(i)? += 1;
+            }
+        }
+    }
+    let mut reads: Vec<Vec<Source>> = g.steps.iter().map(|st| st.operands.clone()).collect();
+    let mut folded = vec![false; g.steps.len()];
+    for (o, st) in g.steps.iter().enumerate() {
+        let ty = comp.instructions.get(st.inst)?.shape.as_array()?.ty;
+        if binary(o) != Some(BinaryOp::Or) || !matches!(ty, ElementType::U32 | ElementType::U64) {
+            continue;
+        }
+        let [Source::Step(p), Source::Step(q)] = st.operands[..] else {
+            continue;
+        };
+        let (l, r) = match (binary(p), binary(q)) {
+            (Some(BinaryOp::ShiftLeft), Some(BinaryOp::ShiftRightLogical)) => (p, q),
+            (Some(BinaryOp::ShiftRightLogical), Some(BinaryOp::ShiftLeft)) => (q, p),
+            _ => continue,
+        };
+        let (sl, sr) = (g.steps.get(l)?, g.steps.get(r)?);
+        let alone = |i: usize, s: &super::Step| readers[i] == 1 && s.output.is_none();
+        if p == q || !alone(l, sl) || !alone(r, sr) || sl.operands.len() != 2 {
+            continue;
+        }
+        if sr.operands.len() != 2 || sl.operands[0] != sr.operands[0] {
+            continue;
+        }
+        reads[o] = vec![sl.operands[0], sl.operands[1], sr.operands[1]];
+        folded[l] = true;
+        folded[r] = true;
+        reads[l].clear();
+        reads[r].clear();
+    }
+    Some((reads, folded))
 }
 
 /// `g`'s kernels, or `None` when a member is not a binary op, reads an operand the group
@@ -56,8 +123,6 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
     let ty = |i: usize| Some(comp.instructions.get(i)?.shape.as_array()?.ty);
     let mut kernels = Vec::with_capacity(g.steps.len());
     let mut tys = Vec::with_capacity(g.steps.len());
-    let mut slot_of = Vec::with_capacity(g.steps.len());
-    let (mut free, mut slots) = (Vec::<usize>::new(), 0);
     for step in &g.steps {
         let inst = comp.instructions.get(step.inst)?;
         let Op::Binary(op) = inst.op else {
@@ -72,24 +137,54 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
         {
             return None;
         }
-        kernels.push(elementwise::binary_kernel(
+        kernels.push(Kernel::Binary(elementwise::binary_kernel(
             op,
             ty(inst.operands[0])?,
             ty(inst.operands[1])?,
-        )?);
+        )?));
         tys.push(ty(step.inst)?);
+    }
+    let (reads, folded) = fold_rotations(comp, g)?;
+    for (s, k) in kernels.iter_mut().enumerate() {
+        if folded[s] {
+            *k = Kernel::Folded;
+        } else if reads[s].len() == 3 {
+            *k = Kernel::ShiftOr(tys[s]);
+        }
+    }
+    // The last member that reads each member's value, once the folds are made.
+    let mut last = vec![None; g.steps.len()];
+    for (s, r) in reads.iter().enumerate() {
+        for src in r {
+            if let Source::Step(i) = *src {
+                *last.get_mut(i)? = Some(s);
+            }
+        }
+    }
+    let mut slot_of = Vec::with_capacity(g.steps.len());
+    let (mut free, mut slots) = (Vec::<usize>::new(), 0);
+    for s in 0..g.steps.len() {
+        if folded[s] {
+            slot_of.push(usize::MAX);
+            continue;
+        }
         // The member's slot is taken before its operands' slots are released, so a kernel never
         // writes the slot it reads.
         slot_of.push(free.pop().unwrap_or_else(|| {
             slots += 1;
             slots - 1
         }));
-        for f in &step.frees {
-            if let Source::Step(i) = *f
-                && g.steps.get(i)?.output.is_none()
-            {
-                free.push(*slot_of.get(i)?);
-            }
+        let mut done: Vec<usize> = reads[s]
+            .iter()
+            .filter_map(|src| match *src {
+                Source::Step(i) if last[i] == Some(s) && g.steps[i].output.is_none() => Some(i),
+                _ => None,
+            })
+            .collect();
+        done.sort_unstable();
+        done.dedup();
+        for i in done {
+            free.push(*slot_of.get(i)?);
         }
     }
     let widest = tys.iter().map(|t| t.byte_size()).max()?.max(1);
@@ -103,10 +198,9 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
             _ => return None,
         })
     };
-    let args = g
-        .steps
+    let args = reads
         .iter()
-        .map(|st| Some([place(st.operands.first()?)?, place(st.operands.get(1)?)?]))
+        .map(|r| r.iter().map(place).collect::<Option<Vec<_>>>())
         .collect::<Option<Vec<_>>>()?;
     Some(Compiled {
         kernels,
@@ -116,6 +210,17 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
         args,
         slot_bytes: (CHUNK * widest).div_ceil(size_of::<Line>()) * size_of::<Line>(),
     })
+}
+
+impl Compiled {
+    /// How many `or`s run with their two shifts folded in.
+    #[cfg(test)]
+    pub fn folded_rotations(&self) -> usize {
+        self.kernels
+            .iter()
+            .filter(|k| matches!(k, Kernel::ShiftOr(_)))
+            .count()
+    }
 }
 
 /// One task's slots, reused from chunk to chunk.
@@ -200,6 +305,84 @@ unsafe fn call<V: NativeType>(
     // caller's promise).
     let dst = unsafe { std::slice::from_raw_parts_mut(slot.cast::<MaybeUninit<V>>(), len) };
     k(dst, a, b)
+}
+
+/// Unsigned integers `shift_or` runs on.
+trait Bits: NativeType + std::ops::Shl<u32, Output = Self> + std::ops::Shr<u32, Output = Self> {
+    const ZERO: Self;
+    fn or(self, o: Self) -> Self;
+    /// The shift amount, or `None` at or past the width (where XLA's shifts give zero).
+    fn amount(self) -> Option<u32>;
+}
+
+macro_rules! bits {
+    ($($t:ty),*) => {$(
+        impl Bits for $t {
+            const ZERO: $t = 0;
+            #[inline(always)]
+            fn or(self, o: $t) -> $t {
+                self | o
+            }
+            #[inline(always)]
+            fn amount(self) -> Option<u32> {
+                (self < <$t>::BITS as $t).then_some(self as u32)
+            }
+        }
+    )*};
+}
+bits!(u32, u64);
+
+/// `dst[i] = shift-left(x[i], a[i]) | shift-right-logical(x[i], b[i])`, each operand either
+/// `dst.len()` elements or one (a splat); `false` when an operand has another type or length.
+fn shift_or<T: Bits>(
+    dst: &mut [MaybeUninit<T>],
+    x: DataView<'_>,
+    a: DataView<'_>,
+    b: DataView<'_>,
+) -> bool {
+    let (Some(x), Some(a), Some(b)) = (T::of_view(x), T::of_view(a), T::of_view(b)) else {
+        return false;
+    };
+    let n = dst.len();
+    if [x.len(), a.len(), b.len()]
+        .iter()
+        .any(|&l| l != n && l != 1)
+    {
+        return false;
+    }
+    let shl = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v << s);
+    let shr = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v >> s);
+    // Through the op-by-op path's loops, which are compiled for AVX2 where the CPU has it.
+    use elementwise::lanes::{run1, run3};
+    match (x.len() == n, a, b) {
+        // The rotation's shape: amounts that are splats inside the width, one plain loop.
+        (true, &[sa], &[sb]) if sa.amount().is_some() && sb.amount().is_some() => {
+            let (sa, sb) = (sa.amount().unwrap_or(0), sb.amount().unwrap_or(0));
+            run1(dst, x, &|v: T| (v << sa).or(v >> sb));
+        }
+        _ => run3(dst, 0, x, a, b, &|v: T, a: T, b: T| shl(v, a).or(shr(v, b))),
+    }
+    true
+}
+
+/// `shift_or` into the first `len` elements of the slot at `slot`.
+///
+/// # Safety
+/// As `call`.
+unsafe fn call_shift_or<T: Bits>(
+    slot: *mut MaybeUninit<Line>,
+    bytes: usize,
+    len: usize,
+    x: DataView<'_>,
+    a: DataView<'_>,
+    b: DataView<'_>,
+) -> bool {
+    if len * size_of::<T>() > bytes {
+        return false;
+    }
+    // SAFETY: as in `call`.
+    let dst = unsafe { std::slice::from_raw_parts_mut(slot.cast::<MaybeUninit<T>>(), len) };
+    shift_or(dst, x, a, b)
 }
 
 /// Elements `start..start + len` of every member, chunk by chunk; writes the outputs' elements
@@ -322,18 +505,23 @@ fn run_chunk(
         });
     }
     for (s, places) in c.args.iter().enumerate() {
-        // SAFETY: inputs and splats are borrowed for the whole group and lent inputs are written
-        // only after the chunk's last member; member operands came earlier and wrote `len`
-        // elements of their type this chunk, in slots not reused before this member (`compile`).
-        let (a, b) = unsafe {
-            match (
-                table.get(places[0]).and_then(|&r| raw_view(r)),
-                table.get(places[1]).and_then(|&r| raw_view(r)),
-            ) {
-                (Some(a), Some(b)) => (a, b),
-                _ => return Err(missing(s)),
-            }
-        };
+        let kernel = c.kernels.get(s).ok_or_else(|| missing(s))?;
+        if matches!(kernel, Kernel::Folded) {
+            continue;
+        }
+        // (A fixed array: a vector per member per chunk cost an eighth of the threefry time.)
+        let mut ops = [DataView::U8(&[]); 3];
+        if places.len() > ops.len() {
+            return Err(missing(s));
+        }
+        for (o, &p) in ops.iter_mut().zip(places) {
+            // SAFETY: inputs and splats are borrowed for the whole group and lent inputs are
+            // written only after the chunk's last member; member operands came earlier and wrote
+            // `len` elements of their type this chunk, in slots not reused before this member
+            // (`compile`).
+            *o = unsafe { table.get(p).and_then(|&r| raw_view(r)) }.ok_or_else(|| missing(s))?;
+        }
+        let ops = &ops[..places.len()];
         let dst = table
             .get(members + s)
             .map_or(std::ptr::null_mut(), |r| r.ptr.cast_mut())
@@ -344,22 +532,31 @@ fn run_chunk(
         // SAFETY: `dst` is this member's slot, which none of its operands occupies (`compile`)
         // and no input shares.
         let ok = unsafe {
-            match &c.kernels[s] {
-                Typed::Pred(k) => call(k, dst, bytes, len, a, b),
-                Typed::S8(k) => call(k, dst, bytes, len, a, b),
-                Typed::S16(k) => call(k, dst, bytes, len, a, b),
-                Typed::S32(k) => call(k, dst, bytes, len, a, b),
-                Typed::S64(k) => call(k, dst, bytes, len, a, b),
-                Typed::U8(k) => call(k, dst, bytes, len, a, b),
-                Typed::U16(k) => call(k, dst, bytes, len, a, b),
-                Typed::U32(k) => call(k, dst, bytes, len, a, b),
-                Typed::U64(k) => call(k, dst, bytes, len, a, b),
-                Typed::F16(k) => call(k, dst, bytes, len, a, b),
-                Typed::BF16(k) => call(k, dst, bytes, len, a, b),
-                Typed::F32(k) => call(k, dst, bytes, len, a, b),
-                Typed::F64(k) => call(k, dst, bytes, len, a, b),
-                Typed::C64(k) => call(k, dst, bytes, len, a, b),
-                Typed::C128(k) => call(k, dst, bytes, len, a, b),
+            match (kernel, ops) {
+                (Kernel::Binary(k), &[a, b]) => match k {
+                    Typed::Pred(k) => call(k, dst, bytes, len, a, b),
+                    Typed::S8(k) => call(k, dst, bytes, len, a, b),
+                    Typed::S16(k) => call(k, dst, bytes, len, a, b),
+                    Typed::S32(k) => call(k, dst, bytes, len, a, b),
+                    Typed::S64(k) => call(k, dst, bytes, len, a, b),
+                    Typed::U8(k) => call(k, dst, bytes, len, a, b),
+                    Typed::U16(k) => call(k, dst, bytes, len, a, b),
+                    Typed::U32(k) => call(k, dst, bytes, len, a, b),
+                    Typed::U64(k) => call(k, dst, bytes, len, a, b),
+                    Typed::F16(k) => call(k, dst, bytes, len, a, b),
+                    Typed::BF16(k) => call(k, dst, bytes, len, a, b),
+                    Typed::F32(k) => call(k, dst, bytes, len, a, b),
+                    Typed::F64(k) => call(k, dst, bytes, len, a, b),
+                    Typed::C64(k) => call(k, dst, bytes, len, a, b),
+                    Typed::C128(k) => call(k, dst, bytes, len, a, b),
+                },
+                (Kernel::ShiftOr(ElementType::U32), &[x, a, b]) => {
+                    call_shift_or::<u32>(dst, bytes, len, x, a, b)
+                }
+                (Kernel::ShiftOr(ElementType::U64), &[x, a, b]) => {
+                    call_shift_or::<u64>(dst, bytes, len, x, a, b)
+                }
+                _ => false,
             }
         };
         if !ok {

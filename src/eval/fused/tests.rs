@@ -637,3 +637,78 @@ fn groups_of_binary_ops_run_as_chunk_kernels_with_the_op_by_op_results() {
         }
     }
 }
+
+/// `or(shift-left(x, a), shift-right-logical(x, b))` runs as one folded kernel when the `or` alone
+/// reads both shifts, on u32 and u64: with splat amounts inside and past the width (the fast
+/// loop, and XLA's zero for shifts at or past it), with amounts that are whole arrays, with the
+/// `or`'s operands either way round, and with `x` a member whose slot must outlive its other
+/// readers until the `or` (members run between them). A shift that is also an output is not folded. Every result
+/// is the op-by-op one.
+#[test]
+fn rotations_fold_into_one_kernel_with_the_op_by_op_results() {
+    let n = MIN_ELEMENTS + 3 * chunks::CHUNK / 2 + 1;
+    for (t, width) in [("u32", 32u64), ("u64", 64)] {
+        let body = [
+            format!("  p = {t}[{n}] parameter(0)"),
+            format!("  q = {t}[{n}] parameter(1)"),
+            format!("  s = {t}[] parameter(2)"),
+            format!("  u = {t}[] parameter(3)"),
+            format!("  bs = {t}[{n}] broadcast(s), dimensions={{}}"),
+            format!("  bu = {t}[{n}] broadcast(u), dimensions={{}}"),
+            // Splat amounts, x an input.
+            format!("  l1 = {t}[{n}] shift-left(p, bs)"),
+            format!("  r1 = {t}[{n}] shift-right-logical(p, bu)"),
+            format!("  o1 = {t}[{n}] or(l1, r1)"),
+            // x a member whose last other reader (m) comes before the `or`, a member (w) taking
+            // a slot in between; the `or` the other way round.
+            format!("  v = {t}[{n}] add(o1, q)"),
+            format!("  l2 = {t}[{n}] shift-left(v, bu)"),
+            format!("  r2 = {t}[{n}] shift-right-logical(v, bs)"),
+            format!("  m = {t}[{n}] multiply(q, v)"),
+            format!("  w = {t}[{n}] xor(m, q)"),
+            format!("  o2 = {t}[{n}] or(r2, l2)"),
+            // Whole-array amounts.
+            format!("  l3 = {t}[{n}] shift-left(o2, q)"),
+            format!("  r3 = {t}[{n}] shift-right-logical(o2, p)"),
+            format!("  o3 = {t}[{n}] or(l3, r3)"),
+            // A shift that is also an output: no fold.
+            format!("  l4 = {t}[{n}] shift-left(o3, bs)"),
+            format!("  r4 = {t}[{n}] shift-right-logical(o3, bu)"),
+            format!("  o4 = {t}[{n}] or(l4, r4)"),
+            format!("  x = {t}[{n}] xor(o4, w)"),
+            format!("  ROOT out = ({t}[{n}], {t}[{n}]) tuple(x, l4)"),
+        ]
+        .join("\n");
+        let (m, plan) = planned(&body);
+        let g = plan
+            .groups
+            .iter()
+            .find(|g| g.steps.len() == 16)
+            .unwrap_or_else(|| panic!("{t}: no group holds the rotations"));
+        let c = chunks::compile(m.entry(), g).unwrap_or_else(|| panic!("{t}: not chunked"));
+        assert_eq!(c.folded_rotations(), 3, "{t}");
+        let lit = |v: Vec<u64>, dims: Vec<i64>| {
+            if width == 32 {
+                Literal::vec(dims, v.iter().map(|&b| b as u32).collect())
+            } else {
+                Literal::vec(dims, v)
+            }
+            .unwrap()
+        };
+        let arg = |k: u64| lit((0..n).map(|i| mixed_bits(i, k)).collect(), vec![n as i64]);
+        for (a, b) in [
+            (13, width - 13),
+            (0, width),
+            (1, width - 1),
+            (width - 1, 1),
+            (width, 0),
+            (width + 1, 3),
+            (5, u64::MAX),
+        ] {
+            same_either_way(
+                &body,
+                vec![arg(1), arg(2), lit(vec![a], vec![]), lit(vec![b], vec![])],
+            );
+        }
+    }
+}
