@@ -83,11 +83,13 @@ pub fn exact_for(a: &[bf16], b: &[bf16]) -> bool {
     }
 }
 
-/// Block sizes: the B micro-panel (`KC/2` pairs x NR x 4 bytes) in L1, the A block in half of L2.
+/// Block sizes, as `Blocks::for_caches` has them for the F32 kernels: the B micro-panel (`KC/2`
+/// pairs x NR x 4 bytes) in twice L1, the A block in what L2 leaves beside it.
 fn blocks() -> (usize, usize) {
     let c = crate::kernels::cache::detect();
-    let kp = (c.l1d / (NR * 4)).clamp(32, 512);
-    let mc = ((c.l2 / 2 / (kp * 4)) / MR * MR).clamp(MR, 4096 / MR * MR);
+    let kp = (2 * c.l1d / (NR * 4)).clamp(32, 512);
+    let room = c.l2.saturating_sub(kp * NR * 4).max(c.l2 / 2);
+    let mc = ((room / (kp * 4)) / MR * MR).clamp(MR, 4096 / MR * MR);
     (2 * kp, mc)
 }
 
