@@ -148,12 +148,12 @@ impl Blocks {
     /// The model proper puts the B micro-panel in L1 and the A block in half of L2. Our tiles
     /// are wide (NR of 16 or 32 lanes), so that makes KC short (256 on a 32 KiB L1), and each
     /// tile's C update (its load, add and store, a cold read) is paid every 256 steps. The
-    /// micro-kernel reads 224 bytes per 24 fused multiply-adds, little enough for L2 to feed
-    /// it behind the L1 prefetcher, so the panels may overflow L1. Measured side by side on a
-    /// Zen 4 (32 KiB L1, 1 MiB L2; AVX-512, 2048 x 2048 x 2048, one thread): F64 at 50 GFLOP/s
-    /// with KC 256 and MC 252, 52.5 with KC 512 and MC 240, 53.3 with MC 360, 49.5 with KC
-    /// 1024; F32 105.5 with KC 256, 108 to 109.5 with KC 512. AMD's BLIS for Genoa uses KC 480
-    /// (F32) and 512 (F64) too.
+    /// AVX-512 micro-kernel reads 176 (F32) or 224 (F64) bytes per 24 vector multiply-adds,
+    /// few enough for L2 to feed it behind the L1 prefetcher, so the panels may overflow L1.
+    /// Measured side by side on a Zen 4 (32 KiB L1, 1 MiB L2; AVX-512, 2048 x 2048 x 2048, one
+    /// thread): F64 at 50 GFLOP/s with KC 256 and MC 252, 52.5 with KC 512 and MC 240, 53.3
+    /// with MC 360, 49.5 with KC 1024; F32 105.5 with KC 256, 108 to 109.5 with KC 512. AMD's
+    /// BLIS for Genoa uses KC 480 (F32) and 512 (F64) too.
     pub fn for_caches(c: &Caches, mr: usize, nr: usize, elem: usize) -> Blocks {
         let kc = (2 * c.l1d / (nr * elem)).clamp(64, 512) / 8 * 8;
         let a_room = c.l2.saturating_sub(kc * nr * elem).max(c.l2 / 2);
