@@ -283,12 +283,30 @@ unsafe fn view<'a>(
     }
 }
 
+/// The first `len` elements of the slot at `slot` as `V`, or `None` when the slot is too small.
+///
+/// # Safety
+/// `slot` must point to `bytes` writable bytes that nothing else reads or writes while the slice
+/// lives (in particular not the operands of the kernel writing it).
+unsafe fn slot_as<'a, V>(
+    slot: *mut MaybeUninit<Line>,
+    bytes: usize,
+    len: usize,
+) -> Option<&'a mut [MaybeUninit<V>]> {
+    if len * size_of::<V>() > bytes {
+        return None;
+    }
+    // SAFETY: the slot spans at least `len` elements of `V` (checked) and is aligned for any
+    // element type; `MaybeUninit` asks nothing of the bytes; nothing else touches them (the
+    // caller's promise).
+    Some(unsafe { std::slice::from_raw_parts_mut(slot.cast::<MaybeUninit<V>>(), len) })
+}
+
 /// Runs kernel `k` into the first `len` elements of the slot at `slot`; `false` when it refuses
 /// its operands.
 ///
 /// # Safety
-/// `slot` must point to `bytes` writable bytes that nothing else reads or writes during the call
-/// (in particular not the operands).
+/// As `slot_as`.
 unsafe fn call<V: NativeType>(
     k: &Kernel2<V>,
     slot: *mut MaybeUninit<Line>,
@@ -297,14 +315,8 @@ unsafe fn call<V: NativeType>(
     a: DataView<'_>,
     b: DataView<'_>,
 ) -> bool {
-    if len * size_of::<V>() > bytes {
-        return false;
-    }
-    // SAFETY: the slot spans at least `len` elements of `V` (checked) and is aligned for any
-    // element type; `MaybeUninit` asks nothing of the bytes; nothing else touches them (the
-    // caller's promise).
-    let dst = unsafe { std::slice::from_raw_parts_mut(slot.cast::<MaybeUninit<V>>(), len) };
-    k(dst, a, b)
+    // SAFETY: the caller's promise, passed on.
+    unsafe { slot_as(slot, bytes, len) }.is_some_and(|dst| k(dst, a, b))
 }
 
 /// Unsigned integers `shift_or` runs on.
@@ -363,26 +375,6 @@ fn shift_or<T: Bits>(
         _ => run3(dst, 0, x, a, b, &|v: T, a: T, b: T| shl(v, a).or(shr(v, b))),
     }
     true
-}
-
-/// `shift_or` into the first `len` elements of the slot at `slot`.
-///
-/// # Safety
-/// As `call`.
-unsafe fn call_shift_or<T: Bits>(
-    slot: *mut MaybeUninit<Line>,
-    bytes: usize,
-    len: usize,
-    x: DataView<'_>,
-    a: DataView<'_>,
-    b: DataView<'_>,
-) -> bool {
-    if len * size_of::<T>() > bytes {
-        return false;
-    }
-    // SAFETY: as in `call`.
-    let dst = unsafe { std::slice::from_raw_parts_mut(slot.cast::<MaybeUninit<T>>(), len) };
-    shift_or(dst, x, a, b)
 }
 
 /// Elements `start..start + len` of every member, chunk by chunk; writes the outputs' elements
@@ -551,10 +543,10 @@ fn run_chunk(
                     Typed::C128(k) => call(k, dst, bytes, len, a, b),
                 },
                 (Kernel::ShiftOr(ElementType::U32), &[x, a, b]) => {
-                    call_shift_or::<u32>(dst, bytes, len, x, a, b)
+                    slot_as::<u32>(dst, bytes, len).is_some_and(|d| shift_or(d, x, a, b))
                 }
                 (Kernel::ShiftOr(ElementType::U64), &[x, a, b]) => {
-                    call_shift_or::<u64>(dst, bytes, len, x, a, b)
+                    slot_as::<u64>(dst, bytes, len).is_some_and(|d| shift_or(d, x, a, b))
                 }
                 _ => false,
             }
