@@ -228,7 +228,23 @@ impl Gen {
             self.line(&l, &shape, &format!("shift-left({x}, {a})"));
             self.line(&r, &shape, &format!("shift-right-logical({x}, {b})"));
             let (p, q) = if self.rng.percent(50) { (l, r) } else { (r, l) };
-            self.def(t, &format!("or({p}, {q})"));
+            if self.rng.percent(50) {
+                // A threefry round, `xor(add(y, x), rotation of x)`, which the chunk kernels
+                // fold into one as well (the add stays in the pool: later members may read it).
+                let o = self.name("o");
+                self.line(&o, &shape, &format!("or({p}, {q})"));
+                let y = self.operand(t);
+                let (u, v) = if self.rng.percent(50) {
+                    (y, x.clone())
+                } else {
+                    (x.clone(), y)
+                };
+                let s = self.def(t, &format!("add({u}, {v})"));
+                let (u, v) = if self.rng.percent(50) { (s, o) } else { (o, s) };
+                self.def(t, &format!("xor({u}, {v})"));
+            } else {
+                self.def(t, &format!("or({p}, {q})"));
+            }
             return true;
         }
         let roll = if self.binary_only {

@@ -16,7 +16,11 @@
 //! `32 - a`); it runs as one kernel (`shift_or`) instead of three passes over the chunk, the
 //! shifts' values never stored. (LLVM recognises the same shape as a funnel shift.) The folded
 //! kernel computes exactly the two shifts and the `or` with XLA's rule for shift amounts at or
-//! past the width (the result is zero), so it needs no proof that `b` is `BITS - a`.
+//! past the width (the result is zero), so it needs no proof that `b` is `BITS - a`. A second
+//! fold takes the rest of the round: `xor(add(y, x), rotation of x)`, where the rotation is read
+//! by the `xor` alone, runs as one kernel (`round`) that adds, rotates and xors per element; the
+//! `add` still runs for its other readers (the next round reads it) and is dropped when the `xor`
+//! was its only one. Three passes over the chunk per round become two, with one less store.
 //!
 //! Exactness: each kernel is `binary::eval_with` on the member's operand types, whose element
 //! function is the one `binary::eval` maps over whole arrays, run by the same loops
@@ -47,7 +51,12 @@ enum Kernel {
     Binary(Typed<Kernels>),
     /// `or(shift-left(x, a), shift-right-logical(x, b))` in one pass, on `x`, `a` and `b`.
     ShiftOr(ElementType),
-    /// A shift whose only reader is a `ShiftOr` member: never run, never stored.
+    /// `xor(add(y, x), or(shift-left(x, a), shift-right-logical(x, b)))` in one pass, on `y`,
+    /// `x`, `a` and `b`: a whole threefry round's second word (the `add` still runs on its own
+    /// for its other readers).
+    Round(ElementType),
+    /// A member whose only reader runs it inside its own kernel (`ShiftOr`, `Round`): never
+    /// run, never stored.
     Folded,
 }
 
@@ -114,6 +123,41 @@ fn fold_rotations(comp: &Computation, g: &Group) -> Option<(Vec<Vec<Source>>, Ve
         reads[l].clear();
         reads[r].clear();
     }
+    // Rounds: `xor(add(y, x), rotation of x)` (either operand order, in the xor and in the add)
+    // where the rotation is read by the xor alone. The add is folded only when the xor is its
+    // sole reader: in threefry the next round reads it too, so it runs on its own as well.
+    for (o, st) in g.steps.iter().enumerate() {
+        let ty = comp.instructions.get(st.inst)?.shape.as_array()?.ty;
+        if binary(o) != Some(BinaryOp::Xor) || !matches!(ty, ElementType::U32 | ElementType::U64) {
+            continue;
+        }
+        let [Source::Step(p), Source::Step(q)] = st.operands[..] else {
+            continue;
+        };
+        let rotation = |i: usize| reads[i].len() == 3 && !folded[i];
+        let (add, rot) = match (binary(p), binary(q)) {
+            (Some(BinaryOp::Add), _) if rotation(q) => (p, q),
+            (_, Some(BinaryOp::Add)) if rotation(p) => (q, p),
+            _ => continue,
+        };
+        if readers[rot] != 1 || g.steps.get(rot)?.output.is_some() || folded[add] {
+            continue;
+        }
+        let x = reads[rot][0];
+        let y = match reads[add][..] {
+            [u, v] if v == x => u,
+            [u, v] if u == x => v,
+            _ => continue,
+        };
+        reads[o] = vec![y, x, reads[rot][1], reads[rot][2]];
+        folded[rot] = true;
+        reads[rot].clear();
+        // An add nothing else reads need not run at all.
+        if readers[add] == 1 && g.steps.get(add)?.output.is_none() {
+            folded[add] = true;
+            reads[add].clear();
+        }
+    }
     Some((reads, folded))
 }
 
@@ -146,11 +190,12 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
     }
     let (reads, folded) = fold_rotations(comp, g)?;
     for (s, k) in kernels.iter_mut().enumerate() {
-        if folded[s] {
-            *k = Kernel::Folded;
-        } else if reads[s].len() == 3 {
-            *k = Kernel::ShiftOr(tys[s]);
-        }
+        *k = match reads[s].len() {
+            _ if folded[s] => Kernel::Folded,
+            3 => Kernel::ShiftOr(tys[s]),
+            4 => Kernel::Round(tys[s]),
+            _ => continue,
+        };
     }
     // The last member that reads each member's value, once the folds are made.
     let mut last = vec![None; g.steps.len()];
@@ -219,6 +264,15 @@ impl Compiled {
         self.kernels
             .iter()
             .filter(|k| matches!(k, Kernel::ShiftOr(_)))
+            .count()
+    }
+
+    /// How many `xor`s run with their round's add and rotation folded in.
+    #[cfg(test)]
+    pub fn folded_rounds(&self) -> usize {
+        self.kernels
+            .iter()
+            .filter(|k| matches!(k, Kernel::Round(_)))
             .count()
     }
 }
@@ -323,6 +377,8 @@ unsafe fn call<V: NativeType>(
 trait Bits: NativeType + std::ops::Shl<u32, Output = Self> + std::ops::Shr<u32, Output = Self> {
     const ZERO: Self;
     fn or(self, o: Self) -> Self;
+    fn xor(self, o: Self) -> Self;
+    fn wrapping_add(self, o: Self) -> Self;
     /// The shift amount, or `None` at or past the width (where XLA's shifts give zero).
     fn amount(self) -> Option<u32>;
 }
@@ -334,6 +390,14 @@ macro_rules! bits {
             #[inline(always)]
             fn or(self, o: $t) -> $t {
                 self | o
+            }
+            #[inline(always)]
+            fn xor(self, o: $t) -> $t {
+                self ^ o
+            }
+            #[inline(always)]
+            fn wrapping_add(self, o: $t) -> $t {
+                <$t>::wrapping_add(self, o)
             }
             #[inline(always)]
             fn amount(self) -> Option<u32> {
@@ -373,6 +437,54 @@ fn shift_or<T: Bits>(
             run1(dst, x, &|v: T| (v << sa).or(v >> sb));
         }
         _ => run3(dst, 0, x, a, b, &|v: T, a: T, b: T| shl(v, a).or(shr(v, b))),
+    }
+    true
+}
+
+/// `dst[i] = (y[i] + x[i]) ^ (shift-left(x[i], a[i]) | shift-right-logical(x[i], b[i]))` with
+/// the add wrapping, as XLA's unsigned add does; each operand either `dst.len()` elements or one
+/// (a splat); `false` when an operand has another type or length.
+fn round<T: Bits>(
+    dst: &mut [MaybeUninit<T>],
+    y: DataView<'_>,
+    x: DataView<'_>,
+    a: DataView<'_>,
+    b: DataView<'_>,
+) -> bool {
+    let (Some(y), Some(x), Some(a), Some(b)) =
+        (T::of_view(y), T::of_view(x), T::of_view(a), T::of_view(b))
+    else {
+        return false;
+    };
+    let n = dst.len();
+    if [y.len(), x.len(), a.len(), b.len()]
+        .iter()
+        .any(|&l| l != n && l != 1)
+    {
+        return false;
+    }
+    use elementwise::lanes::run2;
+    match (y.len() == n, x.len() == n, a, b) {
+        // The threefry shape: both words whole, amounts that are splats inside the width.
+        (true, true, &[sa], &[sb]) if sa.amount().is_some() && sb.amount().is_some() => {
+            let (sa, sb) = (sa.amount().unwrap_or(0), sb.amount().unwrap_or(0));
+            run2(dst, y, x, &|y: T, x: T| {
+                y.wrapping_add(x).xor((x << sa).or(x >> sb))
+            });
+        }
+        _ => {
+            let at = |v: &[T], i: usize| if v.len() == 1 { v[0] } else { v[i] };
+            let shl = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v << s);
+            let shr = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v >> s);
+            for (i, d) in dst.iter_mut().enumerate() {
+                let v = at(x, i);
+                d.write(
+                    at(y, i)
+                        .wrapping_add(v)
+                        .xor(shl(v, at(a, i)).or(shr(v, at(b, i)))),
+                );
+            }
+        }
     }
     true
 }
@@ -502,7 +614,7 @@ fn run_chunk(
             continue;
         }
         // (A fixed array: a vector per member per chunk cost an eighth of the threefry time.)
-        let mut ops = [DataView::U8(&[]); 3];
+        let mut ops = [DataView::U8(&[]); 4];
         if places.len() > ops.len() {
             return Err(missing(s));
         }
@@ -547,6 +659,12 @@ fn run_chunk(
                 }
                 (Kernel::ShiftOr(ElementType::U64), &[x, a, b]) => {
                     slot_as::<u64>(dst, bytes, len).is_some_and(|d| shift_or(d, x, a, b))
+                }
+                (Kernel::Round(ElementType::U32), &[y, x, a, b]) => {
+                    slot_as::<u32>(dst, bytes, len).is_some_and(|d| round(d, y, x, a, b))
+                }
+                (Kernel::Round(ElementType::U64), &[y, x, a, b]) => {
+                    slot_as::<u64>(dst, bytes, len).is_some_and(|d| round(d, y, x, a, b))
                 }
                 _ => false,
             }

@@ -712,3 +712,85 @@ fn rotations_fold_into_one_kernel_with_the_op_by_op_results() {
         }
     }
 }
+
+/// Threefry rounds, `xor(add(y, x), rotation of x)`, run as one kernel per round: with splat and
+/// with whole-array amounts, either operand order in the `add`, the `or` and the `xor`, and an add
+/// read by nothing else (folded too) or by later members (still run). Not folded: a round whose add
+/// does not read the rotated value, and one whose rotation has another reader. Every result is the
+/// op-by-op one, amounts at and past the width included.
+#[test]
+fn rounds_fold_into_one_kernel_with_the_op_by_op_results() {
+    let n = MIN_ELEMENTS + 3 * chunks::CHUNK / 2 + 1;
+    for (t, width) in [("u32", 32u64), ("u64", 64)] {
+        let rot = |name: &str, x: &str, a: &str, b: &str| {
+            [
+                format!("  l{name} = {t}[{n}] shift-left({x}, {a})"),
+                format!("  r{name} = {t}[{n}] shift-right-logical({x}, {b})"),
+                format!("  o{name} = {t}[{n}] or(l{name}, r{name})"),
+            ]
+        };
+        let mut body = vec![
+            format!("  p = {t}[{n}] parameter(0)"),
+            format!("  q = {t}[{n}] parameter(1)"),
+            format!("  s = {t}[] parameter(2)"),
+            format!("  u = {t}[] parameter(3)"),
+            format!("  bs = {t}[{n}] broadcast(s), dimensions={{}}"),
+            format!("  bu = {t}[{n}] broadcast(u), dimensions={{}}"),
+            // The threefry shape; `a1` is read again below (not as an output).
+            format!("  a1 = {t}[{n}] add(p, q)"),
+        ];
+        body.extend(rot("1", "q", "bs", "bu"));
+        body.push(format!("  x1 = {t}[{n}] xor(a1, o1)"));
+        // Operands the other way round; `a2` read by the xor alone.
+        body.push(format!("  a2 = {t}[{n}] add(x1, a1)"));
+        body.extend(rot("2", "x1", "bu", "bs"));
+        body.push(format!("  x2 = {t}[{n}] xor(o2, a2)"));
+        // The add does not read the rotated value: no round.
+        body.push(format!("  a3 = {t}[{n}] add(x2, p)"));
+        body.extend(rot("3", "q", "bs", "bu"));
+        body.push(format!("  x3 = {t}[{n}] xor(a3, o3)"));
+        // The rotation has another reader: no round.
+        body.push(format!("  a4 = {t}[{n}] add(a1, x3)"));
+        body.extend(rot("4", "x3", "bu", "bs"));
+        body.push(format!("  x4 = {t}[{n}] xor(a4, o4)"));
+        body.push(format!("  k4 = {t}[{n}] multiply(o4, q)"));
+        // Whole-array amounts.
+        body.push(format!("  a5 = {t}[{n}] add(x4, k4)"));
+        body.extend(rot("5", "k4", "q", "p"));
+        body.push(format!("  x5 = {t}[{n}] xor(a5, o5)"));
+        body.push(format!(
+            "  ROOT out = ({t}[{n}], {t}[{n}], {t}[{n}]) tuple(x5, x2, a3)"
+        ));
+        let body = body.join("\n");
+        let (m, plan) = planned(&body);
+        let g = plan
+            .groups
+            .iter()
+            .find(|g| g.steps.len() == 26)
+            .unwrap_or_else(|| panic!("{t}: no group holds the rounds"));
+        let c = chunks::compile(m.entry(), g).unwrap_or_else(|| panic!("{t}: not chunked"));
+        assert_eq!(c.folded_rounds(), 3, "{t}");
+        assert_eq!(c.folded_rotations(), 2, "{t}");
+        let lit = |v: Vec<u64>, dims: Vec<i64>| {
+            if width == 32 {
+                Literal::vec(dims, v.iter().map(|&b| b as u32).collect())
+            } else {
+                Literal::vec(dims, v)
+            }
+            .unwrap()
+        };
+        let arg = |k: u64| lit((0..n).map(|i| mixed_bits(i, k)).collect(), vec![n as i64]);
+        for (a, b) in [
+            (13, width - 13),
+            (0, width),
+            (width - 1, 1),
+            (width + 1, 3),
+            (5, u64::MAX),
+        ] {
+            same_either_way(
+                &body,
+                vec![arg(1), arg(2), lit(vec![a], vec![]), lit(vec![b], vec![])],
+            );
+        }
+    }
+}
