@@ -454,4 +454,40 @@ mod tests {
             }
         }
     }
+
+    /// One argument outside the fast domain among thousands inside it, first, last or between,
+    /// gets the per-element function's value: the branch-free check over the whole chunk must
+    /// see it wherever it lies.
+    #[test]
+    fn a_lone_argument_outside_the_fast_domain_gets_the_slow_value() {
+        let ops = [UnaryOp::Sin, UnaryOp::Cos, UnaryOp::Log, UnaryOp::Log1p];
+        for (op, (name, f, _)) in ops.into_iter().zip(CASES) {
+            let outside = [3e7f32, -1.5, 0.0, -1.0, f32::NAN, f32::INFINITY];
+            for bad in outside {
+                let in_domain = if name.starts_with("log") {
+                    bad == 3e7
+                } else {
+                    bad.abs() <= 1.5
+                };
+                if in_domain {
+                    continue;
+                }
+                for at in [0, 1, 2500, 4999] {
+                    let mut xs: Vec<f32> = (0..5000).map(|i| 0.25 + i as f32 * 1e-3).collect();
+                    xs[at] = bad;
+                    let ArrayData::F32(got) =
+                        unary_data(op, &ArrayData::F32(xs.clone().into())).unwrap()
+                    else {
+                        panic!("F32 expected")
+                    };
+                    let want = f(bad as f64) as f32;
+                    assert!(
+                        got[at].to_bits() == want.to_bits() || (got[at].is_nan() && want.is_nan()),
+                        "{name}({bad:e}) at {at}: {:e} against {want:e}",
+                        got[at]
+                    );
+                }
+            }
+        }
+    }
 }

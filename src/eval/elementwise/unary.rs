@@ -64,26 +64,22 @@ macro_rules! floats_complex {
 macro_rules! floats_complex_split {
     ($op:expr, $d:expr, $fast:expr, $dom:expr, $libm:expr, $c:expr) => {{
         let fast = |x: f32| ($fast)(x as f64) as f32;
-        let fix = |x: f32| {
-            let w = x as f64;
-            if ($dom)(w) {
-                None
-            } else {
-                Some(($libm)(w) as f32)
-            }
-        };
+        let ok = |x: f32| ($dom)(x as f64);
+        let slow = |x: f32| ($libm)(x as f64) as f32;
         match $d {
             V::F16(v) => D::F16(map1_fix(
                 v,
                 move |x: f16| f16::from_f32(fast(x.to_f32())),
-                move |x: f16| fix(x.to_f32()).map(f16::from_f32),
+                move |x: f16| ok(x.to_f32()),
+                move |x: f16| f16::from_f32(slow(x.to_f32())),
             )),
             V::BF16(v) => D::BF16(map1_fix(
                 v,
                 move |x: bf16| bf16::from_f32(fast(x.to_f32())),
-                move |x: bf16| fix(x.to_f32()).map(bf16::from_f32),
+                move |x: bf16| ok(x.to_f32()),
+                move |x: bf16| bf16::from_f32(slow(x.to_f32())),
             )),
-            V::F32(v) => D::F32(map1_fix(v, fast, fix)),
+            V::F32(v) => D::F32(map1_fix(v, fast, ok, slow)),
             V::F64(v) => D::F64(map1(v, $libm)),
             V::C64(v) => {
                 let f = $c;
