@@ -276,10 +276,19 @@ pub(super) fn pack_block<S: Copy + 'static, T: 'static>(
     }
 }
 
+/// How many rows ahead `pack_b_panels` asks for B's runs. Each run is a few cache lines of a
+/// different page (a row of a wide B lies pages apart), so the hardware prefetcher, which stays
+/// inside a page, restarts at every row and the copy waits on memory row after row; asking for
+/// the lines sixteen rows ahead keeps that many rows' misses in flight. (4096 x 64 x 4096 from
+/// memory, side by side on Zen 4: AVX2 F64 53 -> 68 GFLOP/s mean, F32 128 -> 141; AVX-512 F32
+/// 138 -> 150; the square products unchanged.)
+const PREFETCH_ROWS: usize = 16;
+
 /// Packs B's rows `pc..pc+kcb` and the micro-panels `p0..p1` of the column block starting at
 /// `jc` (and `ncb` wide) into `out`, one `kcb x nr` panel after another. A row-major B is read
 /// row by row, one contiguous run per row across all the panels, so that it streams from memory
-/// instead of hopping `nr` elements at a time from row to row.
+/// instead of hopping `nr` elements at a time from row to row, each run asked for
+/// `PREFETCH_ROWS` rows before it is read.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn pack_b_panels<S: Copy + 'static, T: 'static>(
     b: &MatRef<S>,
@@ -294,7 +303,17 @@ pub(super) fn pack_b_panels<S: Copy + 'static, T: 'static>(
     let (j_first, j_end) = (jc + p0 * nr, (jc + p1 * nr).min(jc + ncb));
     match st {
         Some(s) if s.cs == 1 && j_end > j_first => {
+            let bytes = (j_end - j_first) * size_of::<S>();
             for p in 0..kcb {
+                if p + PREFETCH_ROWS < kcb {
+                    let o = s.origin + (pc + p + PREFETCH_ROWS) * s.rs + j_first;
+                    let base = b.data.as_ptr().wrapping_add(o).cast::<u8>();
+                    let mut off = 0;
+                    while off < bytes {
+                        prefetch(base.wrapping_add(off));
+                        off += 64;
+                    }
+                }
                 let o = s.origin + (pc + p) * s.rs + j_first;
                 let row = &b.data[o..o + (j_end - j_first)];
                 for (q, src) in row.chunks(nr).enumerate() {
@@ -311,6 +330,53 @@ pub(super) fn pack_b_panels<S: Copy + 'static, T: 'static>(
                 let w = nr.min(jc + ncb - j0);
                 pack_block(b, st, (pc, kcb), (j0, w), panel, nr, 1, conv);
             }
+        }
+    }
+}
+
+/// Asks for the cache line at `p` ahead of its use.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it never faults and changes no memory, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Asks for B's rows `r0..r1`, columns `j0..j1`, to be brought into L2 (not L1, where the
+/// panels being used live): called a slice at a time while the products of one group of packed
+/// panels run, for the next group's rows, so that its packing reads them from L2 and the
+/// memory traffic overlaps the arithmetic. Nothing for a B that is not row-major.
+pub(super) fn prefetch_b_rows<S>(
+    b: &MatRef<S>,
+    st: Option<Strided>,
+    (r0, r1): (usize, usize),
+    (j0, j1): (usize, usize),
+) {
+    let Some(s) = st.filter(|s| s.cs == 1) else {
+        return;
+    };
+    let bytes = j1.saturating_sub(j0) * size_of::<S>();
+    for r in r0..r1 {
+        let base = b
+            .data
+            .as_ptr()
+            .wrapping_add(s.origin + r * s.rs + j0)
+            .cast::<u8>();
+        let mut off = 0;
+        while off < bytes {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as in `prefetch`.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch(
+                    base.wrapping_add(off).cast::<i8>(),
+                    std::arch::x86_64::_MM_HINT_T1,
+                )
+            };
+            off += 64;
         }
     }
 }
