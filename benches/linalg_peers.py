@@ -46,7 +46,8 @@ def dot_case(name, dtype, m, b=0, k=None, n=None):
     flops = 2.0 * max(b, 1) * m * k * n
     reps = 3 if flops > 1e9 else 10
     if dtype != "bfloat16":
-        emit(name, "numpy-openblas", flops, best(lambda: np.matmul(a, c), reps), {"numpy": np.__version__})
+        emit(name, "numpy-openblas", flops, best(lambda: np.matmul(a, c), reps),
+             {"numpy": np.__version__, "reps": reps})
     if jax is not None:
         if dtype == "bfloat16":
             ja = jnp.asarray(a.astype(np.float32)).astype(jnp.bfloat16)
@@ -56,7 +57,7 @@ def dot_case(name, dtype, m, b=0, k=None, n=None):
             ja, jc = jnp.asarray(a), jnp.asarray(c)
             f = jax.jit(lambda x, y: jnp.matmul(x, y, precision="highest"))
         emit(name, "jax-xla-cpu", flops, best(lambda: f(ja, jc).block_until_ready(), reps),
-             {"jax": jax.__version__})
+             {"jax": jax.__version__, "reps": reps})
 
 
 def conv_case(name, n, hw, ch):
