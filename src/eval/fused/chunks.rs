@@ -71,17 +71,18 @@ pub struct Compiled {
     slots: usize,
     /// Bytes per slot: `CHUNK` elements of the widest member type.
     slot_bytes: usize,
-    /// Each member's operands (two, or three for `ShiftOr`; none for `Folded`) as places in a
-    /// chunk's table of operand values: the full inputs, then the splats, then the scalars,
-    /// then the members.
+    /// Each member's operands (two; three for `ShiftOr`, four for `Round`; none for `Folded`) as
+    /// places in a chunk's table of operand values: the full inputs, then the splats, then the
+    /// scalars, then the members.
     args: Vec<Vec<usize>>,
 }
 
 /// The folds of `g`: for each member, the operands it reads once the folds are made, and whether
-/// it is folded into its reader. A fold needs an `or` of u32 or u64 whose operands are a
+/// it is folded into its reader. A rotation needs an `or` of u32 or u64 whose operands are a
 /// `shift-left` and a `shift-right-logical` of the same value, each read by nothing else (no
-/// other member, no output).
-fn fold_rotations(comp: &Computation, g: &Group) -> Option<(Vec<Vec<Source>>, Vec<bool>)> {
+/// other member, no output); a round, an `xor` of such a rotation of `x`, read by nothing else,
+/// and an `add` of `x` and another value.
+fn folds(comp: &Computation, g: &Group) -> Option<(Vec<Vec<Source>>, Vec<bool>)> {
     let binary = |i: usize| match comp.instructions.get(g.steps.get(i)?.inst)?.op {
         Op::Binary(op) => Some(op),
         _ => None,
@@ -188,7 +189,7 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
         )?));
         tys.push(ty(step.inst)?);
     }
-    let (reads, folded) = fold_rotations(comp, g)?;
+    let (reads, folded) = folds(comp, g)?;
     for (s, k) in kernels.iter_mut().enumerate() {
         *k = match reads[s].len() {
             _ if folded[s] => Kernel::Folded,
@@ -373,7 +374,7 @@ unsafe fn call<V: NativeType>(
     unsafe { slot_as(slot, bytes, len) }.is_some_and(|dst| k(dst, a, b))
 }
 
-/// Unsigned integers `shift_or` runs on.
+/// Unsigned integers `shift_or` and `round` run on.
 trait Bits: NativeType + std::ops::Shl<u32, Output = Self> + std::ops::Shr<u32, Output = Self> {
     const ZERO: Self;
     fn or(self, o: Self) -> Self;

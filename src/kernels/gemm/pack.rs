@@ -307,12 +307,7 @@ pub(super) fn pack_b_panels<S: Copy + 'static, T: 'static>(
             for p in 0..kcb {
                 if p + PREFETCH_ROWS < kcb {
                     let o = s.origin + (pc + p + PREFETCH_ROWS) * s.rs + j_first;
-                    let base = b.data.as_ptr().wrapping_add(o).cast::<u8>();
-                    let mut off = 0;
-                    while off < bytes {
-                        prefetch(base.wrapping_add(off));
-                        off += 64;
-                    }
+                    prefetch_lines::<TO_L1>(b.data.as_ptr().wrapping_add(o).cast(), bytes);
                 }
                 let o = s.origin + (pc + p) * s.rs + j_first;
                 let row = &b.data[o..o + (j_end - j_first)];
@@ -334,16 +329,29 @@ pub(super) fn pack_b_panels<S: Copy + 'static, T: 'static>(
     }
 }
 
-/// Asks for the cache line at `p` ahead of its use.
+// Prefetch into L1, into L2.
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::{_MM_HINT_T0 as TO_L1, _MM_HINT_T1 as TO_L2};
+#[cfg(not(target_arch = "x86_64"))]
+const TO_L1: i32 = 0;
+#[cfg(not(target_arch = "x86_64"))]
+const TO_L2: i32 = 0;
+
+/// Asks for the `bytes` from `base` on, a cache line at a time, into the cache `HINT` names.
 #[inline(always)]
-fn prefetch(p: *const u8) {
+fn prefetch_lines<const HINT: i32>(base: *const u8, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint: it never faults and changes no memory, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
-    };
+    {
+        let mut off = 0;
+        while off < bytes {
+            // SAFETY: a prefetch is a hint: it never faults and changes no memory, whatever the
+            // address.
+            unsafe { std::arch::x86_64::_mm_prefetch::<HINT>(base.wrapping_add(off).cast::<i8>()) };
+            off += 64;
+        }
+    }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
+    let _ = (base, bytes);
 }
 
 /// Asks for B's rows `r0..r1`, columns `j0..j1`, to be brought into L2 (not L1, where the
@@ -361,22 +369,7 @@ pub(super) fn prefetch_b_rows<S>(
     };
     let bytes = j1.saturating_sub(j0) * size_of::<S>();
     for r in r0..r1 {
-        let base = b
-            .data
-            .as_ptr()
-            .wrapping_add(s.origin + r * s.rs + j0)
-            .cast::<u8>();
-        let mut off = 0;
-        while off < bytes {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: as in `prefetch`.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch(
-                    base.wrapping_add(off).cast::<i8>(),
-                    std::arch::x86_64::_MM_HINT_T1,
-                )
-            };
-            off += 64;
-        }
+        let base = b.data.as_ptr().wrapping_add(s.origin + r * s.rs + j0);
+        prefetch_lines::<TO_L2>(base.cast(), bytes);
     }
 }
