@@ -97,12 +97,20 @@ fn folds(comp: &Computation, g: &Group) -> Option<(Vec<Vec<Source>>, Vec<bool>)>
     }
     let mut reads: Vec<Vec<Source>> = g.steps.iter().map(|st| st.operands.clone()).collect();
     let mut folded = vec![false; g.steps.len()];
-    for (o, st) in g.steps.iter().enumerate() {
+    // Member `o`'s two member operands when it is `op` on u32 or u64.
+    let words = |o: usize, op: BinaryOp| -> Option<(usize, usize)> {
+        let st = g.steps.get(o)?;
         let ty = comp.instructions.get(st.inst)?.shape.as_array()?.ty;
-        if binary(o) != Some(BinaryOp::Or) || !matches!(ty, ElementType::U32 | ElementType::U64) {
-            continue;
+        if binary(o) != Some(op) || !matches!(ty, ElementType::U32 | ElementType::U64) {
+            return None;
         }
-        let [Source::Step(p), Source::Step(q)] = st.operands[..] else {
+        match st.operands[..] {
+            [Source::Step(p), Source::Step(q)] => Some((p, q)),
+            _ => None,
+        }
+    };
+    for o in 0..g.steps.len() {
+        let Some((p, q)) = words(o, BinaryOp::Or) else {
             continue;
         };
         let (l, r) = match (binary(p), binary(q)) {
@@ -127,12 +135,8 @@ fn folds(comp: &Computation, g: &Group) -> Option<(Vec<Vec<Source>>, Vec<bool>)>
     // Rounds: `xor(add(y, x), rotation of x)` (either operand order, in the xor and in the add)
     // where the rotation is read by the xor alone. The add is folded only when the xor is its
     // sole reader: in threefry the next round reads it too, so it runs on its own as well.
-    for (o, st) in g.steps.iter().enumerate() {
-        let ty = comp.instructions.get(st.inst)?.shape.as_array()?.ty;
-        if binary(o) != Some(BinaryOp::Xor) || !matches!(ty, ElementType::U32 | ElementType::U64) {
-            continue;
-        }
-        let [Source::Step(p), Source::Step(q)] = st.operands[..] else {
+    for o in 0..g.steps.len() {
+        let Some((p, q)) = words(o, BinaryOp::Xor) else {
             continue;
         };
         let rotation = |i: usize| reads[i].len() == 3 && !folded[i];

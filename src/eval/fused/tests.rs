@@ -524,6 +524,33 @@ fn a_dying_input_lends_its_buffer_to_an_output_after_its_tile_is_read() {
 /// Deterministic bits for element `i` of argument `k`: special patterns (zero, all ones, the
 /// sign bit alone, small values that make shift amounts both in and past the width, NaN and
 /// infinity patterns of F32/F16/BF16) among hashed ones.
+/// `all` as a literal of the unsigned type `t` (`u8` to `u64`), each value cut to its width.
+fn unsigned(t: &str, all: Vec<u64>, dims: Vec<i64>) -> Literal {
+    match t {
+        "u8" => Literal::vec(dims, all.iter().map(|&b| b as u8).collect()),
+        "u16" => Literal::vec(dims, all.iter().map(|&b| b as u16).collect()),
+        "u32" => Literal::vec(dims, all.iter().map(|&b| b as u32).collect()),
+        _ => Literal::vec(dims, all),
+    }
+    .unwrap()
+}
+
+/// Runs `body`, whose parameters are two `t[n]` arrays and two `t[]` shift amounts, with fusion on
+/// and off for each pair of amounts: the results must be the same.
+fn same_for_amounts(body: &str, t: &str, n: usize, amounts: &[(u64, u64)]) {
+    let arg = |k: u64| {
+        unsigned(
+            t,
+            (0..n).map(|i| mixed_bits(i, k)).collect(),
+            vec![n as i64],
+        )
+    };
+    for &(a, b) in amounts {
+        let (a, b) = (unsigned(t, vec![a], vec![]), unsigned(t, vec![b], vec![]));
+        same_either_way(body, vec![arg(1), arg(2), a, b]);
+    }
+}
+
 fn mixed_bits(i: usize, k: u64) -> u64 {
     let h = (i as u64 ^ (k << 40))
         .wrapping_mul(0x9e37_79b9_7f4a_7c15)
@@ -621,15 +648,7 @@ fn groups_of_binary_ops_run_as_chunk_kernels_with_the_op_by_op_results() {
             chunks::compile(m.entry(), chain).is_some(),
             "{t}: the chain runs tile by tile"
         );
-        let lit = |all: Vec<u64>, dims: Vec<i64>| {
-            match bits {
-                "u8" => Literal::vec(dims, all.iter().map(|&b| b as u8).collect()),
-                "u16" => Literal::vec(dims, all.iter().map(|&b| b as u16).collect()),
-                "u32" => Literal::vec(dims, all.iter().map(|&b| b as u32).collect()),
-                _ => Literal::vec(dims, all),
-            }
-            .unwrap()
-        };
+        let lit = |all: Vec<u64>, dims: Vec<i64>| unsigned(bits, all, dims);
         let arg = |k: u64| lit((0..n).map(|i| mixed_bits(i, k)).collect(), vec![n as i64]);
         // Shift amounts inside and past every width, a NaN, all ones.
         for scalar in [2u64, 40, 0x7fc0_0000_7fc0_7e00, u64::MAX] {
@@ -687,29 +706,20 @@ fn rotations_fold_into_one_kernel_with_the_op_by_op_results() {
             .unwrap_or_else(|| panic!("{t}: no group holds the rotations"));
         let c = chunks::compile(m.entry(), g).unwrap_or_else(|| panic!("{t}: not chunked"));
         assert_eq!(c.folded_rotations(), 3, "{t}");
-        let lit = |v: Vec<u64>, dims: Vec<i64>| {
-            if width == 32 {
-                Literal::vec(dims, v.iter().map(|&b| b as u32).collect())
-            } else {
-                Literal::vec(dims, v)
-            }
-            .unwrap()
-        };
-        let arg = |k: u64| lit((0..n).map(|i| mixed_bits(i, k)).collect(), vec![n as i64]);
-        for (a, b) in [
-            (13, width - 13),
-            (0, width),
-            (1, width - 1),
-            (width - 1, 1),
-            (width, 0),
-            (width + 1, 3),
-            (5, u64::MAX),
-        ] {
-            same_either_way(
-                &body,
-                vec![arg(1), arg(2), lit(vec![a], vec![]), lit(vec![b], vec![])],
-            );
-        }
+        same_for_amounts(
+            &body,
+            t,
+            n,
+            &[
+                (13, width - 13),
+                (0, width),
+                (1, width - 1),
+                (width - 1, 1),
+                (width, 0),
+                (width + 1, 3),
+                (5, u64::MAX),
+            ],
+        );
     }
 }
 
@@ -771,26 +781,17 @@ fn rounds_fold_into_one_kernel_with_the_op_by_op_results() {
         let c = chunks::compile(m.entry(), g).unwrap_or_else(|| panic!("{t}: not chunked"));
         assert_eq!(c.folded_rounds(), 3, "{t}");
         assert_eq!(c.folded_rotations(), 2, "{t}");
-        let lit = |v: Vec<u64>, dims: Vec<i64>| {
-            if width == 32 {
-                Literal::vec(dims, v.iter().map(|&b| b as u32).collect())
-            } else {
-                Literal::vec(dims, v)
-            }
-            .unwrap()
-        };
-        let arg = |k: u64| lit((0..n).map(|i| mixed_bits(i, k)).collect(), vec![n as i64]);
-        for (a, b) in [
-            (13, width - 13),
-            (0, width),
-            (width - 1, 1),
-            (width + 1, 3),
-            (5, u64::MAX),
-        ] {
-            same_either_way(
-                &body,
-                vec![arg(1), arg(2), lit(vec![a], vec![]), lit(vec![b], vec![])],
-            );
-        }
+        same_for_amounts(
+            &body,
+            t,
+            n,
+            &[
+                (13, width - 13),
+                (0, width),
+                (width - 1, 1),
+                (width + 1, 3),
+                (5, u64::MAX),
+            ],
+        );
     }
 }

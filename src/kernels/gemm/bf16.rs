@@ -83,14 +83,12 @@ pub fn exact_for(a: &[bf16], b: &[bf16]) -> bool {
     }
 }
 
-/// Block sizes, as `Blocks::for_caches` has them for the F32 kernels: the B micro-panel (`KC/2`
-/// pairs x NR x 4 bytes) in twice L1, the A block in what L2 leaves beside it.
+/// Block sizes by the F32 kernels' rule (`Blocks::for_caches`), counting a pair of BF16 values
+/// as one 4-byte element: the B micro-panel (`KC/2` pairs x NR) in twice L1, the A block in what
+/// L2 leaves beside it. Returns KC in BF16 values and MC.
 fn blocks() -> (usize, usize) {
-    let c = crate::kernels::cache::detect();
-    let kp = (2 * c.l1d / (NR * 4)).clamp(32, 512);
-    let room = c.l2.saturating_sub(kp * NR * 4).max(c.l2 / 2);
-    let mc = ((room / (kp * 4)) / MR * MR).clamp(MR, 4096 / MR * MR);
-    (2 * kp, mc)
+    let b = super::Blocks::for_caches(&crate::kernels::cache::detect(), MR, NR, 4);
+    (2 * b.kc, b.mc)
 }
 
 /// The pair `(m[i][2q], m[i][2q+1])` (zero past the end of the row) as a 32-bit word.
