@@ -212,3 +212,99 @@ fn verifier_refuses_wrong_types() {
     );
     assert!(e.contains("elementwise.same_shape"), "{e}");
 }
+
+/// Every compiled copy of the element loops (baseline, AVX2, AVX-512: whichever this CPU runs)
+/// gives the bits of the baseline copy, on a costly float function, per-lane shifts, an F64
+/// division with NaN, infinities and signed zeros, and a select; and the widest copy is the one
+/// picked when nothing caps it.
+#[test]
+fn every_isa_copy_of_the_loops_gives_the_baseline_bits() {
+    use super::fastexp::tanh_f64_for_f32;
+    use super::lanes::{self, Isa};
+    use std::mem::MaybeUninit;
+
+    #[cfg(target_arch = "x86_64")]
+    if std::env::var_os("XLA_SPEC_LANES").is_none() {
+        use std::arch::is_x86_feature_detected as has;
+        let want = if has!("avx512f") && has!("avx512bw") && has!("avx512dq") && has!("avx512vl") {
+            Isa::Avx512
+        } else if has!("avx2") && has!("fma") {
+            Isa::Avx2
+        } else {
+            Isa::Base
+        };
+        assert_eq!(lanes::isa(), want);
+    }
+    let mut levels = vec![Isa::Base];
+    #[cfg(target_arch = "x86_64")]
+    levels.extend(
+        [Isa::Avx2, Isa::Avx512]
+            .into_iter()
+            .filter(|&l| l == Isa::Avx2 && lanes::isa() != Isa::Base || l == lanes::isa()),
+    );
+
+    // Deterministic values over many binades, with the edge values mixed in.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let n = 1003; // not a multiple of any vector width: the remainders run too
+    let edges = [
+        0.0,
+        -0.0,
+        f64::NAN,
+        f64::INFINITY,
+        -f64::INFINITY,
+        1e-310,
+        -3.0,
+    ];
+    let f: Vec<f64> = (0..n)
+        .map(|i| match i % 97 {
+            k if k < edges.len() => edges[k],
+            _ => f64::from_bits(next() >> 2) * if i % 2 == 0 { 1.0 } else { -1.0 },
+        })
+        .collect();
+    let g: Vec<f64> = (0..n).map(|i| f[(i * 7 + 3) % n] * 0.37 + 1e-3).collect();
+    let x32: Vec<f32> = (0..n).map(|_| (next() as i32 as f32) * 1e-9).collect();
+    let u: Vec<u32> = (0..n).map(|_| next() as u32).collect();
+    let amounts: Vec<u32> = (0..n).map(|_| next() as u32 % 40).collect();
+    let p: Vec<bool> = (0..n).map(|_| next() % 3 == 0).collect();
+
+    fn out<T: Copy>(d: Vec<MaybeUninit<T>>) -> Vec<T> {
+        // SAFETY: each caller has written every element.
+        d.into_iter().map(|v| unsafe { v.assume_init() }).collect()
+    }
+    type Bits = (Vec<u32>, Vec<u32>, Vec<u64>, Vec<u64>, bool);
+    let at = |l: Isa| -> Bits {
+        let mut t = vec![MaybeUninit::<f32>::uninit(); n];
+        lanes::run1_at(l, &mut t, &x32, &|v: f32| tanh_f64_for_f32(v as f64) as f32);
+        let mut s = vec![MaybeUninit::<u32>::uninit(); n];
+        lanes::run2_at(l, &mut s, &u, &amounts, &|a: u32, b: u32| {
+            a.checked_shl(b).unwrap_or(0) ^ a.checked_shr(b).unwrap_or(0)
+        });
+        let mut q = vec![MaybeUninit::<f64>::uninit(); n];
+        lanes::run2_at(l, &mut q, &f, &g, &|a: f64, b: f64| a / b + a * b);
+        let mut sel = vec![MaybeUninit::<f64>::uninit(); n];
+        lanes::run3_at(l, &mut sel, 0, &p, &f, &[2.5], &|c, a, b| {
+            if c { a } else { b }
+        });
+        let all = lanes::all_at(l, &f, &|v: f64| v.is_finite());
+        let bits32 = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect();
+        let bits64 = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect();
+        (
+            bits32(out(t)),
+            out(s),
+            bits64(out(q)),
+            bits64(out(sel)),
+            all,
+        )
+    };
+    let base = at(Isa::Base);
+    assert!(!base.4, "the values hold a NaN and infinities");
+    for &l in &levels[1..] {
+        assert_eq!(at(l), base, "{l:?}");
+    }
+}
