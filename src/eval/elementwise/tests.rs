@@ -308,3 +308,76 @@ fn every_isa_copy_of_the_loops_gives_the_baseline_bits() {
         assert_eq!(at(l), base, "{l:?}");
     }
 }
+
+/// F16 and BF16 functions run through F32 and round once, whichever loop computes them: on every
+/// one of the 65536 bit patterns (NaNs, infinities, subnormals, arguments outside the fast
+/// forms' domains), each result is the F32 op's result on the widened argument, rounded.
+#[test]
+fn half_precision_functions_are_the_f32_function_rounded_once() {
+    use crate::literal::{Array, Literal};
+    use half::{bf16, f16};
+
+    fn eval(op: &str, ty: &str, arg: Literal) -> Literal {
+        let text = format!(
+            "HloModule m\nENTRY e {{\n  p = {ty}[65536] parameter(0)\n  ROOT r = {ty}[65536] {op}(p)\n}}\n"
+        );
+        let m = parse_and_verify(&text).unwrap();
+        run(&m, vec![arg], &RunOptions::default()).unwrap().result
+    }
+    fn values<T: crate::literal::NativeType + Copy>(l: &Literal) -> Vec<T> {
+        match l {
+            Literal::Array(a) => a.typed::<T>().unwrap().to_vec(),
+            _ => panic!("not an array"),
+        }
+    }
+    let bits: Vec<u16> = (0..=u16::MAX).collect();
+    for op in [
+        "tanh",
+        "exponential",
+        "log",
+        "log-plus-one",
+        "sine",
+        "cosine",
+        "rsqrt",
+        "logistic",
+    ] {
+        let h: Vec<f16> = bits.iter().map(|&b| f16::from_bits(b)).collect();
+        let wide: Vec<f32> = h.iter().map(|x| x.to_f32()).collect();
+        let want = values::<f32>(&eval(
+            op,
+            "f32",
+            Literal::Array(Array::from_vec(vec![65536], wide).unwrap()),
+        ));
+        let got = values::<f16>(&eval(
+            op,
+            "f16",
+            Literal::Array(Array::from_vec(vec![65536], h).unwrap()),
+        ));
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            let w = f16::from_f32(w);
+            assert!(
+                g.to_bits() == w.to_bits() || g.is_nan() && w.is_nan(),
+                "f16 {op} of bits {i:#x}: {g} against {w}"
+            );
+        }
+        let b: Vec<bf16> = bits.iter().map(|&b| bf16::from_bits(b)).collect();
+        let wide: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+        let want = values::<f32>(&eval(
+            op,
+            "f32",
+            Literal::Array(Array::from_vec(vec![65536], wide).unwrap()),
+        ));
+        let got = values::<bf16>(&eval(
+            op,
+            "bf16",
+            Literal::Array(Array::from_vec(vec![65536], b).unwrap()),
+        ));
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            let w = bf16::from_f32(w);
+            assert!(
+                g.to_bits() == w.to_bits() || g.is_nan() && w.is_nan(),
+                "bf16 {op} of bits {i:#x}: {g} against {w}"
+            );
+        }
+    }
+}

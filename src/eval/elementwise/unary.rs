@@ -11,7 +11,7 @@
 use super::fastexp;
 use super::fasttrig;
 use super::math::{self, c_narrow, c_widen};
-use super::{map1, map1_fix, type_error};
+use super::{map1, map1_fix, map1_fix_via_f32, map1_via_f32, type_error};
 use crate::error::Result;
 use crate::hlo::opcode::UnaryOp;
 use crate::literal::{ArrayData as D, C64, C128, DataView as V};
@@ -28,14 +28,8 @@ macro_rules! via64 {
 macro_rules! floats {
     ($op:expr, $d:expr, $f32:expr, $f64:expr $(, $extra:pat => $e:expr)*) => {
         match $d {
-            V::F16(v) => {
-                let f = $f32;
-                D::F16(map1(v, move |x: f16| f16::from_f32(f(x.to_f32()))))
-            }
-            V::BF16(v) => {
-                let f = $f32;
-                D::BF16(map1(v, move |x: bf16| bf16::from_f32(f(x.to_f32()))))
-            }
+            V::F16(v) => D::F16(map1_via_f32(v, $f32)),
+            V::BF16(v) => D::BF16(map1_via_f32(v, $f32)),
             V::F32(v) => D::F32(map1(v, $f32)),
             V::F64(v) => D::F64(map1(v, $f64)),
             $($extra => $e,)*
@@ -67,18 +61,8 @@ macro_rules! floats_complex_split {
         let ok = |x: f32| ($dom)(x as f64);
         let slow = |x: f32| ($libm)(x as f64) as f32;
         match $d {
-            V::F16(v) => D::F16(map1_fix(
-                v,
-                move |x: f16| f16::from_f32(fast(x.to_f32())),
-                move |x: f16| ok(x.to_f32()),
-                move |x: f16| f16::from_f32(slow(x.to_f32())),
-            )),
-            V::BF16(v) => D::BF16(map1_fix(
-                v,
-                move |x: bf16| bf16::from_f32(fast(x.to_f32())),
-                move |x: bf16| ok(x.to_f32()),
-                move |x: bf16| bf16::from_f32(slow(x.to_f32())),
-            )),
+            V::F16(v) => D::F16(map1_fix_via_f32(v, fast, ok, slow)),
+            V::BF16(v) => D::BF16(map1_fix_via_f32(v, fast, ok, slow)),
             V::F32(v) => D::F32(map1_fix(v, fast, ok, slow)),
             V::F64(v) => D::F64(map1(v, $libm)),
             V::C64(v) => {
