@@ -51,7 +51,7 @@ use super::Evaluator;
 use super::elementwise;
 use crate::error::{Error, Result};
 use crate::hlo::ast::{Computation, Instruction};
-use crate::hlo::opcode::{ElementwiseOp, MovementOp, Op};
+use crate::hlo::opcode::{ElementwiseOp, IndexingOp, MovementOp, Op};
 use crate::kernels::pool;
 use crate::literal::pages;
 use crate::literal::{Array, ArrayData, DataView, Literal, NativeType};
@@ -77,8 +77,9 @@ const MAX_SIBLINGS: usize = 64;
 pub enum Role {
     /// Evaluated on its own, op by op.
     Alone,
-    /// Never evaluated on its own: a member of a group other than its last, or a value groups
-    /// generate (a broadcast, an iota) that nothing else reads.
+    /// Never evaluated on its own: a member of a group other than its last, a value groups
+    /// generate (a broadcast, an iota) that nothing else reads, or a value of an op without
+    /// effects that nothing reads at all.
     Skipped,
     /// The last member of group `g`: the whole group is evaluated here.
     Runs(usize),
@@ -289,6 +290,20 @@ fn generator(comp: &Computation, o: usize, dims: &[i64]) -> Option<Generator> {
     }
 }
 
+/// Whether evaluating `op` only computes its value: no effect on other state (a random
+/// generator's, a channel's, a feed's, other replicas'), no computation of its own to call.
+fn pure(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Movement(_)
+            | Op::Unary(_)
+            | Op::Binary(_)
+            | Op::Elementwise(_)
+            | Op::Linalg(_)
+            | Op::Indexing(IndexingOp::Gather(_))
+    )
+}
+
 impl Plan {
     /// The plan of `comp`; with `fuse` false, every instruction is evaluated on its own.
     pub fn new(comp: &Computation, fuse: bool) -> Plan {
@@ -328,6 +343,24 @@ impl Plan {
                 .is_some_and(|s| generator(comp, b, &s.dims).is_some());
             if generated && b != comp.root && !bu.is_empty() && bu.iter().all(|&u| member[u]) {
                 role[b] = Role::Skipped;
+            }
+        }
+        // Values nothing reads, from ops without effects, are never computed (as XLA's dead
+        // code elimination removes them): a loop condition that unpacks its whole state tuple
+        // to compare one counter paid for the other elements every iteration.
+        let mut live = vec![false; n];
+        if let Some(r) = live.get_mut(comp.root) {
+            *r = true;
+        }
+        for (i, inst) in comp.instructions.iter().enumerate().rev() {
+            if role[i] == Role::Alone && !live[i] && pure(&inst.op) {
+                role[i] = Role::Skipped;
+                continue;
+            }
+            for &o in &inst.operands {
+                if let Some(l) = live.get_mut(o) {
+                    *l = true;
+                }
             }
         }
         let mut last_use = vec![0usize; n];

@@ -157,9 +157,10 @@ fn the_root_is_an_output_even_when_a_later_instruction_reads_it() {
   a = f32[65536] exponential(p)
   ROOT b = f32[65536] negate(a)
   c = f32[65536] add(a, b)";
-    // Nothing reads `c`: the op-by-op path evaluates it, as it always has.
+    // Nothing reads `c`, an op without effects: it is never computed (its read of `a` still
+    // made `a` an output when the groups formed).
     assert_eq!(groups(body), vec![(strs(&["a", "b"]), strs(&["a", "b"]))]);
-    assert_eq!(role(body, "c"), Role::Alone);
+    assert_eq!(role(body, "c"), Role::Skipped);
     same_either_way(body, vec![ramp(N)]);
 }
 
@@ -794,4 +795,35 @@ fn rounds_fold_into_one_kernel_with_the_op_by_op_results() {
             ],
         );
     }
+}
+
+/// A value nothing reads is not computed when its op has no effects (nor are the values only it
+/// reads); an op with effects (a random number generator, whose state the next draw reads) still
+/// runs, and what reads it stays too. The dead value's absence changes no result.
+#[test]
+fn dead_values_without_effects_are_skipped_and_effects_are_kept() {
+    let body = "  p = (f32[4], s32[]) parameter(0)
+  x = f32[4] get-tuple-element(p), index=0
+  unused = f32[4] get-tuple-element(p), index=0
+  neg = f32[4] negate(unused)
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  draw = f32[4] rng(lo, hi), distribution=rng_uniform
+  i = s32[] get-tuple-element(p), index=1
+  ROOT r = f32[4] add(x, x)";
+    for dead in ["unused", "neg", "i"] {
+        assert_eq!(role(body, dead), Role::Skipped, "{dead}");
+    }
+    for live in ["p", "x", "lo", "hi", "draw", "r"] {
+        assert_eq!(role(body, live), Role::Alone, "{live}");
+    }
+    // The draw still advances the generator: a second draw after a dead one differs from the
+    // first draw of a fresh run.
+    let run_text = |text: &str| {
+        let m = parse_and_verify(text).unwrap();
+        run(&m, vec![], &RunOptions::default()).unwrap().result
+    };
+    let one = "HloModule m\nENTRY e {\n  lo = f32[] constant(0)\n  hi = f32[] constant(1)\n  ROOT b = f32[4] rng(lo, hi), distribution=rng_uniform\n}\n";
+    let two = "HloModule m\nENTRY e {\n  lo = f32[] constant(0)\n  hi = f32[] constant(1)\n  a = f32[4] rng(lo, hi), distribution=rng_uniform\n  ROOT b = f32[4] rng(lo, hi), distribution=rng_uniform\n}\n";
+    assert_ne!(run_text(one), run_text(two));
 }
