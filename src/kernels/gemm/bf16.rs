@@ -27,14 +27,20 @@ const NR: usize = 32;
 
 /// Whether this machine has the instructions (and `XLA_SPEC_GEMM_KERNEL` does not ask for a
 /// kernel without them).
+/// (Decided once: every BF16 product asks.)
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        let forced = std::env::var("XLA_SPEC_GEMM_KERNEL").ok();
-        let allowed = forced
-            .as_deref()
-            .is_none_or(|k| k == "avx512" || k == "avx512bf16");
-        allowed && is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bf16")
+        static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *AVAILABLE.get_or_init(|| {
+            let forced = std::env::var("XLA_SPEC_GEMM_KERNEL").ok();
+            let allowed = forced
+                .as_deref()
+                .is_none_or(|k| k == "avx512" || k == "avx512bf16");
+            allowed
+                && is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512bf16")
+        })
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

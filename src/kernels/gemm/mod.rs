@@ -40,6 +40,7 @@ mod pack;
 pub mod simd;
 
 pub(crate) use pack::{GATHER_ROWS, gather};
+use std::sync::OnceLock;
 use pack::{Strided, pack_b_panels, pack_block, progression};
 
 use super::cache::{self, Caches};
@@ -79,13 +80,16 @@ impl KernelKind {
     }
 
     /// The kernel forced by `XLA_SPEC_GEMM_KERNEL` (`avx512`, `avx2`, `portable`), if any.
+    /// Read once: every product asks (a scanned RNN's small per-step products paid for two
+    /// environment lookups each).
     fn forced() -> Option<KernelKind> {
-        match std::env::var("XLA_SPEC_GEMM_KERNEL").ok()?.as_str() {
+        static FORCED: OnceLock<Option<KernelKind>> = OnceLock::new();
+        *FORCED.get_or_init(|| match std::env::var("XLA_SPEC_GEMM_KERNEL").ok()?.as_str() {
             "avx512" => Some(KernelKind::Avx512),
             "avx2" | "avx2+fma" => Some(KernelKind::Avx2Fma),
             "portable" => Some(KernelKind::Portable),
             _ => None,
-        }
+        })
     }
 }
 
@@ -181,10 +185,12 @@ impl<T: GemmElem> MicroKernel<T> {
         // Environment overrides replace the cache-derived sizes.
         // Block sizes are cache sizes in disguise; the override lets them be re-tuned on a new
         // machine with one build (`xla-spec bench` or `cargo bench --bench linalg` per setting).
-        if let Some((kc, mc, nc)) = std::env::var("XLA_SPEC_GEMM_BLOCKS")
-            .ok()
-            .and_then(|v| parse_blocks(&v))
-        {
+        static BLOCKS: OnceLock<Option<(usize, usize, usize)>> = OnceLock::new();
+        if let Some((kc, mc, nc)) = *BLOCKS.get_or_init(|| {
+            std::env::var("XLA_SPEC_GEMM_BLOCKS")
+                .ok()
+                .and_then(|v| parse_blocks(&v))
+        }) {
             (k.kc, k.mc, k.nc) = (kc, mc, nc);
         }
         k
