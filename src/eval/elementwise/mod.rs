@@ -641,6 +641,17 @@ pub(crate) mod lanes {
         };
     }
 
+    /// `acc[i] = f(acc[i], x[i])`: an accumulator updated in place.
+    #[inline(always)]
+    fn update_loop<T: Copy, F: Fn(T, T) -> T>(acc: &mut [T], x: &[T], f: &F) {
+        for (a, &b) in acc.iter_mut().zip(x) {
+            *a = f(*a, b);
+        }
+    }
+
+    per_isa! {
+        pub fn update / update_at <T: Copy, F: Fn(T, T) -> T>(acc: &mut [T], x: &[T], f: &F) = update_loop;
+    }
     per_isa! {
         pub fn all / all_at <T: Copy, K: Fn(T) -> bool>(x: &[T], ok: &K) -> bool = all_in;
     }

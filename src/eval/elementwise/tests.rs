@@ -292,6 +292,18 @@ fn every_isa_copy_of_the_loops_gives_the_baseline_bits() {
             if c { a } else { b }
         });
         let all = lanes::all_at(l, &f, &|v: f64| v.is_finite());
+        // A NaN-aware maximum folded in place, as reduce-window's runs do.
+        let mut acc = g.clone();
+        lanes::update_at(l, &mut acc, &f, &|a: f64, b: f64| {
+            if a.is_nan() {
+                a
+            } else if b.is_nan() || b > a {
+                b
+            } else {
+                a
+            }
+        });
+        sel.extend(acc.into_iter().map(MaybeUninit::new));
         let bits32 = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect();
         let bits64 = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect();
         (

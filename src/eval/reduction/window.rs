@@ -16,6 +16,7 @@
 use super::fast::{self, FoldPlan};
 use super::{Evaluator, fold_all, inputs_and_inits, scalar_literals};
 use crate::error::{Error, Result};
+use crate::eval::elementwise::lanes;
 use crate::hlo::ast::{Instruction, Window, WindowDim};
 use crate::hlo::attrs::{ReduceWindowAttrs, SelectAndScatterAttrs};
 use crate::literal::{Array, ArrayData, Literal, Scalar};
@@ -359,27 +360,31 @@ impl FoldPlan for WindowPlan {
             // each outer tap starts; every element sees the same taps in the same order as on
             // the element-by-element path below, so the bits agree.
             let run = *run;
-            let mut out = vec![init; outer.out_count() * run];
-            let one_run = |(o, acc): (usize, &mut [T])| {
-                outer.for_each_source(o, |k| {
-                    let src = &data[k * run..(k + 1) * run];
-                    for (a, &x) in acc.iter_mut().zip(src) {
-                        *a = f(*a, x);
-                    }
-                });
-            };
+            let n = outer.out_count() * run;
             let taps = outer.interior.as_ref().map_or(64, |v| v.len().max(1));
-            if out.len() * taps < 1 << 15 {
-                out.chunks_mut(run).enumerate().for_each(one_run);
+            // Each run's accumulators start at `init` and take the taps in place, a vector
+            // loop per tap (`lanes::update`); the result is a recycled buffer
+            // (`pool::fill_fresh`): a fresh 25 MiB one faulted in its pages on every call, a
+            // third of a 3x3 max pool's time.
+            let body = |start: usize, dst: &mut [std::mem::MaybeUninit<T>]| {
+                for d in dst.iter_mut() {
+                    d.write(init);
+                }
+                // SAFETY: every element was just written, and MaybeUninit<T> has T's layout.
+                let dst = unsafe { &mut *(dst as *mut [std::mem::MaybeUninit<T>] as *mut [T]) };
+                for (j, acc) in dst.chunks_mut(run).enumerate() {
+                    outer.for_each_source(start / run + j, |k| {
+                        lanes::update(acc, &data[k * run..(k + 1) * run], &f)
+                    });
+                }
+            };
+            let chunk = if n * taps < 1 << 15 {
+                n.max(1)
             } else {
                 let per = (4096 / (taps * run)).max(1);
-                let chunk = crate::kernels::pool::chunk_for(out.len() / run, per) * run;
-                crate::kernels::pool::for_each_chunk(&mut out, chunk, &|start, runs| {
-                    for (j, acc) in runs.chunks_mut(run).enumerate() {
-                        one_run((start / run + j, acc));
-                    }
-                });
-            }
+                crate::kernels::pool::chunk_for(n / run, per) * run
+            };
+            let out = crate::kernels::pool::fill_fresh(n, chunk, &body);
             return out;
         }
         if let Some(g) = self.line() {

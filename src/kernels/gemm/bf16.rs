@@ -37,9 +37,7 @@ pub fn available() -> bool {
             let allowed = forced
                 .as_deref()
                 .is_none_or(|k| k == "avx512" || k == "avx512bf16");
-            allowed
-                && is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512bf16")
+            allowed && is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bf16")
         })
     }
     #[cfg(not(target_arch = "x86_64"))]

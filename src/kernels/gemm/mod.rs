@@ -40,8 +40,8 @@ mod pack;
 pub mod simd;
 
 pub(crate) use pack::{GATHER_ROWS, gather};
-use std::sync::OnceLock;
 use pack::{Strided, pack_b_panels, pack_block, progression};
+use std::sync::OnceLock;
 
 use super::cache::{self, Caches};
 use super::scratch::Scratch;
@@ -84,12 +84,14 @@ impl KernelKind {
     /// environment lookups each).
     fn forced() -> Option<KernelKind> {
         static FORCED: OnceLock<Option<KernelKind>> = OnceLock::new();
-        *FORCED.get_or_init(|| match std::env::var("XLA_SPEC_GEMM_KERNEL").ok()?.as_str() {
-            "avx512" => Some(KernelKind::Avx512),
-            "avx2" | "avx2+fma" => Some(KernelKind::Avx2Fma),
-            "portable" => Some(KernelKind::Portable),
-            _ => None,
-        })
+        *FORCED.get_or_init(
+            || match std::env::var("XLA_SPEC_GEMM_KERNEL").ok()?.as_str() {
+                "avx512" => Some(KernelKind::Avx512),
+                "avx2" | "avx2+fma" => Some(KernelKind::Avx2Fma),
+                "portable" => Some(KernelKind::Portable),
+                _ => None,
+            },
+        )
     }
 }
 
