@@ -1387,6 +1387,21 @@ mod tests {
         assert_eq!(progression(&[4, 4, 4]), Some((4, 0)));
         assert_eq!(progression(&[3, 5, 8]), None);
         assert_eq!(progression(&[9, 5, 1]), None);
+        // Long tables (the vectorised check), with one element off anywhere.
+        let long: Vec<usize> = (0..1000).map(|i| 17 + 3 * i).collect();
+        assert_eq!(progression(&long), Some((17, 3)));
+        for bad in [2, 500, 998, 999] {
+            let mut t = long.clone();
+            t[bad] += 1;
+            assert_eq!(progression(&t), None, "element {bad} off");
+        }
+        // Terms at the top of usize, and a step whose later terms would overflow.
+        assert_eq!(
+            progression(&[usize::MAX - 1, usize::MAX]),
+            Some((usize::MAX - 1, 1))
+        );
+        let half = usize::MAX / 2 + 1;
+        assert_eq!(progression(&[0, half, 0]), None);
     }
 
     #[test]

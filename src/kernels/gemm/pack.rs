@@ -22,9 +22,15 @@ pub(super) fn progression(t: &[usize]) -> Option<(usize, usize)> {
         [x] => Some((*x, 0)),
         [x, y, ..] => {
             let step = y.checked_sub(*x)?;
-            t.windows(2)
-                .all(|w| w[1].checked_sub(w[0]) == Some(step))
-                .then_some((*x, step))
+            // The last term must not overflow; then no term before it does, and comparing every
+            // element with its term is a fold without an early exit, which vectorises (a small
+            // product's tables were checked element by element on every call).
+            step.checked_mul(t.len() - 1)?.checked_add(*x)?;
+            let exact = t
+                .iter()
+                .enumerate()
+                .fold(true, |ok, (i, &v)| ok & (v == x + i * step));
+            exact.then_some((*x, step))
         }
     }
 }
