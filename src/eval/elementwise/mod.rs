@@ -180,27 +180,21 @@ pub trait Narrow: Copy + Send + Sync + 'static {
     fn narrow(v: f32) -> Self;
 }
 
-impl Narrow for half::f16 {
-    #[inline(always)]
-    fn widen(self) -> f32 {
-        self.to_f32()
-    }
-    #[inline(always)]
-    fn narrow(v: f32) -> Self {
-        half::f16::from_f32(v)
-    }
+macro_rules! narrow {
+    ($($t:ty),*) => {$(
+        impl Narrow for $t {
+            #[inline(always)]
+            fn widen(self) -> f32 {
+                self.to_f32()
+            }
+            #[inline(always)]
+            fn narrow(v: f32) -> Self {
+                <$t>::from_f32(v)
+            }
+        }
+    )*};
 }
-
-impl Narrow for half::bf16 {
-    #[inline(always)]
-    fn widen(self) -> f32 {
-        self.to_f32()
-    }
-    #[inline(always)]
-    fn narrow(v: f32) -> Self {
-        half::bf16::from_f32(v)
-    }
-}
+narrow!(half::f16, half::bf16);
 
 /// Elements converted a slice at a time through F32 buffers on the stack.
 const VIA_F32_STEP: usize = 512;
@@ -237,13 +231,7 @@ where
             // SAFETY: `run1` wrote each of the first n elements.
             let w = unsafe { assume_init(&wide[..n]) };
             lanes::run1(&mut vals[..n], w, &f);
-            if !lanes::all(w, &ok) {
-                for (v, &a) in vals.iter_mut().zip(w) {
-                    if !ok(a) {
-                        v.write(slow(a));
-                    }
-                }
-            }
+            fix_outside(&mut vals[..n], w, &ok, &slow);
             // SAFETY: `run1` wrote each of the first n elements (some overwritten since).
             let v = unsafe { assume_init(&vals[..n]) };
             lanes::run1(ds, v, &|y: f32| H::narrow(y));
@@ -280,15 +268,27 @@ where
     crate::kernels::pool::fill_fresh(x.len(), chunk(x.len()), &|start, dst| {
         let x = &x[start..start + dst.len()];
         lanes::run1(dst, x, &f);
-        if !lanes::all(x, &ok) {
-            for (d, &a) in dst.iter_mut().zip(x) {
-                if !ok(a) {
-                    d.write(slow(a));
-                }
-            }
-        }
+        fix_outside(dst, x, &ok, &slow);
     })
     .into()
+}
+
+/// `map1_fix`'s second step: when some argument of `x` lies outside `ok` (one vector pass asks),
+/// its result in `dst` is overwritten by the slow form.
+#[inline(always)]
+fn fix_outside<T: Copy, U>(
+    dst: &mut [MaybeUninit<U>],
+    x: &[T],
+    ok: &impl Fn(T) -> bool,
+    slow: &impl Fn(T) -> U,
+) {
+    if !lanes::all(x, ok) {
+        for (d, &a) in dst.iter_mut().zip(x) {
+            if !ok(a) {
+                d.write(slow(a));
+            }
+        }
+    }
 }
 
 /// `f` on every pair of elements, in parallel for large arrays. An operand of one element

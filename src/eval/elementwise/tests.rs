@@ -342,7 +342,25 @@ fn half_precision_functions_are_the_f32_function_rounded_once() {
             _ => panic!("not an array"),
         }
     }
-    let bits: Vec<u16> = (0..=u16::MAX).collect();
+    /// Every bit pattern of the narrow type `H` through `op`, against the F32 op rounded once.
+    fn check<H: super::Narrow + crate::literal::NativeType>(op: &str, ty: &str, of: fn(u16) -> H) {
+        let h: Vec<H> = (0..=u16::MAX).map(of).collect();
+        let wide: Vec<f32> = h.iter().map(|x| x.widen()).collect();
+        let arg = |v| Literal::Array(Array::from_vec(vec![65536], v).unwrap());
+        let want = values::<f32>(&eval(op, "f32", arg(wide)));
+        let got = values::<H>(&eval(
+            op,
+            ty,
+            Literal::Array(Array::from_vec(vec![65536], h).unwrap()),
+        ));
+        for (i, (g, &w)) in got.iter().map(|g| g.widen()).zip(&want).enumerate() {
+            let w = H::narrow(w).widen();
+            assert!(
+                g.to_bits() == w.to_bits() || g.is_nan() && w.is_nan(),
+                "{ty} {op} of bits {i:#x}: {g} against {w}"
+            );
+        }
+    }
     for op in [
         "tanh",
         "exponential",
@@ -353,43 +371,7 @@ fn half_precision_functions_are_the_f32_function_rounded_once() {
         "rsqrt",
         "logistic",
     ] {
-        let h: Vec<f16> = bits.iter().map(|&b| f16::from_bits(b)).collect();
-        let wide: Vec<f32> = h.iter().map(|x| x.to_f32()).collect();
-        let want = values::<f32>(&eval(
-            op,
-            "f32",
-            Literal::Array(Array::from_vec(vec![65536], wide).unwrap()),
-        ));
-        let got = values::<f16>(&eval(
-            op,
-            "f16",
-            Literal::Array(Array::from_vec(vec![65536], h).unwrap()),
-        ));
-        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-            let w = f16::from_f32(w);
-            assert!(
-                g.to_bits() == w.to_bits() || g.is_nan() && w.is_nan(),
-                "f16 {op} of bits {i:#x}: {g} against {w}"
-            );
-        }
-        let b: Vec<bf16> = bits.iter().map(|&b| bf16::from_bits(b)).collect();
-        let wide: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
-        let want = values::<f32>(&eval(
-            op,
-            "f32",
-            Literal::Array(Array::from_vec(vec![65536], wide).unwrap()),
-        ));
-        let got = values::<bf16>(&eval(
-            op,
-            "bf16",
-            Literal::Array(Array::from_vec(vec![65536], b).unwrap()),
-        ));
-        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-            let w = bf16::from_f32(w);
-            assert!(
-                g.to_bits() == w.to_bits() || g.is_nan() && w.is_nan(),
-                "bf16 {op} of bits {i:#x}: {g} against {w}"
-            );
-        }
+        check(op, "f16", f16::from_bits);
+        check(op, "bf16", bf16::from_bits);
     }
 }
