@@ -69,7 +69,11 @@ fn unpack(r: Literal, n: usize) -> Result<Vec<Literal>> {
 
 /// Folds N inputs into `out_n` result elements with the reducer `comp`: through the typed fast
 /// path when the reducer is recognised (N = 1), else by interpreting it. `sources(o, f)` calls `f`
-/// with the operand offsets that result element `o` folds, in fold order.
+/// with the operand offsets that result element `o` folds, in fold order. The sources are cut
+/// into blocks of `block` (`reduce::BLOCK` for reduce, `usize::MAX` for the windows, which fold
+/// sequentially): block 0 folds from the init values, each later block from its own first
+/// sources, and the block results combine left to right.
+#[allow(clippy::too_many_arguments)]
 fn fold_all<P: fast::FoldPlan>(
     ev: &Evaluator,
     comp: crate::hlo::ast::CompId,
@@ -77,6 +81,7 @@ fn fold_all<P: fast::FoldPlan>(
     inits: &[Scalar],
     plan: &P,
     out_n: usize,
+    block: usize,
     sources: impl Fn(usize, &mut dyn FnMut(usize)),
 ) -> Result<Vec<ArrayData>> {
     if let ([a], [init]) = (inputs, inits)
@@ -85,7 +90,7 @@ fn fold_all<P: fast::FoldPlan>(
     {
         return Ok(vec![d]);
     }
-    if let Some(outs) = fold_lanes(ev, comp, inputs, inits, out_n, &sources)? {
+    if let Some(outs) = fold_lanes(ev, comp, inputs, inits, out_n, block, &sources)? {
         return Ok(outs);
     }
     let n = inputs.len();
@@ -93,21 +98,44 @@ fn fold_all<P: fast::FoldPlan>(
         .iter()
         .map(|a| ArrayData::zeros(a.ty(), out_n))
         .collect();
+    let call = |acc: Vec<Literal>, x: Vec<Literal>| {
+        let mut args = acc;
+        args.extend(x);
+        ev.call(comp, args).and_then(|r| unpack(r, n))
+    };
     for o in 0..out_n {
         let mut acc: Vec<Literal> = inits.iter().map(|&s| Literal::from_scalar(s)).collect();
+        // The blocks before the current one, combined.
+        let mut done: Option<Vec<Literal>> = None;
+        let mut t = 0usize;
         let mut err = Ok(());
         sources(o, &mut |k| {
             if err.is_err() {
                 return;
             }
-            let mut args = std::mem::take(&mut acc);
-            args.extend(inputs.iter().map(|a| Literal::from_scalar(a.data.get(k))));
-            match ev.call(comp, args).and_then(|r| unpack(r, n)) {
-                Ok(v) => acc = v,
-                Err(e) => err = Err(e),
+            let x: Vec<Literal> = inputs
+                .iter()
+                .map(|a| Literal::from_scalar(a.data.get(k)))
+                .collect();
+            let step = if t > 0 && t.is_multiple_of(block) {
+                let finished = std::mem::replace(&mut acc, x);
+                match done.take() {
+                    None => Ok(finished),
+                    Some(d) => call(d, finished),
+                }
+                .map(|v| done = Some(v))
+            } else {
+                call(std::mem::take(&mut acc), x).map(|v| acc = v)
+            };
+            if let Err(e) = step {
+                err = Err(e);
             }
+            t += 1;
         });
         err?;
+        if let Some(d) = done {
+            acc = call(d, acc)?;
+        }
         store(&mut outs, o, &acc)?;
     }
     Ok(outs)
@@ -115,15 +143,16 @@ fn fold_all<P: fast::FoldPlan>(
 
 /// `fold_all` with every result element a lane (`eval::lanes`): step `t` applies the reducer to
 /// every element's accumulators and its `t`-th source at once. Each element still folds its
-/// sources one by one in its own order, so the results are those of the element-by-element
-/// fold. `None` when the reducer is not lane-ready, the elements fold different numbers of
-/// sources, or there are too few elements to gain anything.
+/// sources one by one in its own order (blocks included), so the results are those of the
+/// element-by-element fold. `None` when the reducer is not lane-ready, the elements fold
+/// different numbers of sources, or there are too few elements to gain anything.
 fn fold_lanes(
     ev: &Evaluator,
     comp: crate::hlo::ast::CompId,
     inputs: &[&Array],
     inits: &[Scalar],
     out_n: usize,
+    block: usize,
     sources: &impl Fn(usize, &mut dyn FnMut(usize)),
 ) -> Result<Option<Vec<ArrayData>>> {
     /// Below this many result elements a step costs more than the calls it saves.
@@ -146,15 +175,30 @@ fn fold_lanes(
         }
     }
     let taps = taps.unwrap_or(0);
+    let call = |acc: Vec<ArrayData>, x: Vec<ArrayData>| {
+        let mut args = acc;
+        args.extend(x);
+        prog.run(ev, &args)
+    };
     let mut accs: Vec<ArrayData> = inits.iter().map(|&s| ArrayData::splat(s, out_n)).collect();
+    let mut done: Option<Vec<ArrayData>> = None;
     for t in 0..taps {
-        let mut args = accs;
-        args.extend(
-            inputs
-                .iter()
-                .map(|a| a.data.gather((0..out_n).map(|o| table[o * taps + t]))),
-        );
-        accs = prog.run(ev, &args)?;
+        let x: Vec<ArrayData> = inputs
+            .iter()
+            .map(|a| a.data.gather((0..out_n).map(|o| table[o * taps + t])))
+            .collect();
+        if t > 0 && t.is_multiple_of(block) {
+            let finished = std::mem::replace(&mut accs, x);
+            done = Some(match done.take() {
+                None => finished,
+                Some(d) => call(d, finished)?,
+            });
+        } else {
+            accs = call(accs, x)?;
+        }
+    }
+    if let Some(d) = done {
+        accs = call(d, accs)?;
     }
     Ok(Some(accs))
 }
@@ -372,6 +416,63 @@ mod tests {
         let hlo = "HloModule m\nadd {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\nENTRY e {\n x = f32[2,2] parameter(0)\n ROOT r = f32[2,2] map(x, x), dimensions={1}, to_apply=add\n}\n";
         let e = parse_and_verify(hlo).unwrap_err();
         assert_eq!(e.rule.as_deref(), Some("map.dimensions_all"));
+    }
+
+    /// A long fold is cut into blocks of 4096 (block 0 from the init value, later blocks from
+    /// their first element, the block results combined left to right): `2^24` followed by 4095
+    /// zeros and 4102 ones sums to `2^24 + 4096 + 6` exactly, where one sequential chain would
+    /// lose every one next to `2^24`. Every path gives it: the typed loop on unit-stride and
+    /// strided data, the interpreter one element at a time and in lanes, and a variadic reducer.
+    #[test]
+    fn long_folds_combine_blocks_of_4096_on_every_path() {
+        let n = 8198;
+        let blocked = 16_781_318.0f32;
+        assert_eq!(blocked, 16_777_216.0 + 4096.0 + 6.0);
+        let value = |t: usize| match t {
+            0 => 16_777_216.0f32,
+            t if t < 4096 => 0.0,
+            _ => 1.0,
+        };
+        let sequential = (0..n).fold(0.0f32, |a, t| a + value(t));
+        assert_eq!(sequential, 16_777_216.0);
+        let vals: Vec<String> = (0..n).map(|t| value(t).to_string()).collect();
+        let row = format!("{{{}}}", vals.join(", "));
+        // The same values along dimension 1 of a [4, n] array, and along dimension 0 of [n, 2].
+        let rows = format!("f32[4,{n}] {{{}}}", vec![row.clone(); 4].join(", "));
+        let cols: Vec<String> = (0..n).map(|t| format!("{{{0}, {0}}}", value(t))).collect();
+        let cols = format!("f32[{n},2] {{{}}}", cols.join(", "));
+        for extra in ["", "unused = s32[] constant(0)"] {
+            let module = |shape: &str, out: &str, dim: usize| {
+                format!(
+                    "HloModule m\nadd {{\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n {extra}\n ROOT s = f32[] add(a, b)\n}}\nENTRY e {{\n p = {shape} parameter(0)\n z = f32[] constant(0)\n ROOT r = {out} reduce(p, z), dimensions={{{dim}}}, to_apply=add\n}}\n"
+                )
+            };
+            let one = format!("f32[{n}] {row}");
+            let want = |k: usize| format!("{{{}}}", vec!["16781318"; k].join(", "));
+            assert_eq!(
+                run_text(&module(&format!("f32[{n}]"), "f32[]", 0), &[&one]),
+                "f32[] 16781318",
+                "{extra}"
+            );
+            assert_eq!(
+                run_text(&module(&format!("f32[4,{n}]"), "f32[4]", 1), &[&rows]),
+                format!("f32[4] {}", want(4)),
+                "{extra}"
+            );
+            assert_eq!(
+                run_text(&module(&format!("f32[{n},2]"), "f32[2]", 0), &[&cols]),
+                format!("f32[2] {}", want(2)),
+                "{extra}"
+            );
+        }
+        // Sum and count in one variadic reduce (always interpreted).
+        let hlo = format!(
+            "HloModule m\nsc {{\n s = f32[] parameter(0)\n c = s32[] parameter(1)\n x = f32[] parameter(2)\n y = s32[] parameter(3)\n a = f32[] add(s, x)\n b = s32[] add(c, y)\n ROOT r = (f32[], s32[]) tuple(a, b)\n}}\nENTRY e {{\n p = f32[{n}] parameter(0)\n i = s32[{n}] broadcast(s32[] constant(1)), dimensions={{}}\n z = f32[] constant(0)\n zi = s32[] constant(0)\n ROOT r = (f32[], s32[]) reduce(p, i, z, zi), dimensions={{0}}, to_apply=sc\n}}\n"
+        );
+        assert_eq!(
+            run_text(&hlo, &[&format!("f32[{n}] {row}")]),
+            format!("(f32[] 16781318, s32[] {n})")
+        );
     }
 
     /// The recognised-reducer fast path and the interpreter agree bit for bit, including the

@@ -421,6 +421,7 @@ pub fn reduce_window(
         &inits,
         &plan,
         plan.out_count(),
+        usize::MAX,
         |o, f| plan.for_each_source(o, f),
     )?;
     super::collate_result(inst, plan.out_dims(), datas)
