@@ -20,6 +20,8 @@ pub struct Caches {
     pub l1d: usize,
     pub l2: usize,
     pub l3: usize,
+    /// The L1 data cache's associativity (lines of one set).
+    pub l1d_ways: usize,
     /// Where the sizes came from: `sysfs`, `cpuid` or `default`.
     pub source: &'static str,
 }
@@ -29,8 +31,22 @@ pub const DEFAULT: Caches = Caches {
     l1d: 32 << 10,
     l2: 1 << 20,
     l3: 8 << 20,
+    l1d_ways: 8,
     source: "default",
 };
+
+impl Caches {
+    /// How many of `rows` rows, `stride` bytes apart, fall into the busiest set of the L1 data
+    /// cache (64-byte lines): more than its ways, and rows read together evict each other.
+    pub fn l1_rows_per_set(&self, rows: usize, stride: usize) -> usize {
+        let sets = (self.l1d / (self.l1d_ways.max(1) * 64)).max(1);
+        let mut count = vec![0usize; sets];
+        for i in 0..rows {
+            count[i.wrapping_mul(stride) / 64 % sets] += 1;
+        }
+        count.into_iter().max().unwrap_or(0)
+    }
+}
 
 /// This machine's caches (detected once).
 pub fn detect() -> Caches {
@@ -67,6 +83,7 @@ pub fn from_sysfs(dir: &std::path::Path) -> Option<Caches> {
         l1d: 0,
         l2: 0,
         l3: 0,
+        l1d_ways: DEFAULT.l1d_ways,
     };
     for entry in std::fs::read_dir(dir).ok()?.flatten() {
         let p = entry.path();
@@ -82,7 +99,15 @@ pub fn from_sysfs(dir: &std::path::Path) -> Option<Caches> {
             continue;
         };
         match (level.trim(), ty.trim()) {
-            ("1", "Data" | "Unified") => found.l1d = size,
+            ("1", "Data" | "Unified") => {
+                found.l1d = size;
+                if let Some(w) = read("ways_of_associativity")
+                    .and_then(|w| w.trim().parse::<usize>().ok())
+                    .filter(|&w| w > 0)
+                {
+                    found.l1d_ways = w;
+                }
+            }
             ("2", "Data" | "Unified") => found.l2 = size,
             ("3", "Data" | "Unified") => found.l3 = size,
             _ => {}
@@ -117,6 +142,7 @@ fn from_cpuid() -> Option<Caches> {
         l1d: 0,
         l2: 0,
         l3: 0,
+        l1d_ways: DEFAULT.l1d_ways,
     };
     for sub in 0..16 {
         // SAFETY: as above; `leaf` is at most the maximum the CPU reported.
@@ -133,7 +159,7 @@ fn from_cpuid() -> Option<Caches> {
         let sets = r.ecx as usize + 1;
         let size = ways * parts * line * sets;
         match (level, ty) {
-            (1, 1 | 3) => found.l1d = size,
+            (1, 1 | 3) => (found.l1d, found.l1d_ways) = (size, ways),
             (2, 1 | 3) => found.l2 = size,
             (3, 1 | 3) => found.l3 = size,
             _ => {}
@@ -180,10 +206,28 @@ mod tests {
             std::fs::write(d.join("level"), level).unwrap();
             std::fs::write(d.join("type"), ty).unwrap();
             std::fs::write(d.join("size"), size).unwrap();
+            std::fs::write(d.join("ways_of_associativity"), "12\n").unwrap();
         }
         let c = from_sysfs(&dir).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!((c.l1d, c.l2, c.l3), (48 << 10, 2 << 20, 105 << 20));
+        assert_eq!(c.l1d_ways, 12);
+    }
+
+    /// Rows 16 KiB apart all share one set of a 48 KiB 12-way L1 (64 sets of 64-byte lines);
+    /// rows one line apart spread over all sets; rows 1 KiB apart over 4 sets.
+    #[test]
+    fn rows_per_set_follows_the_stride() {
+        let c = Caches {
+            l1d: 48 << 10,
+            l1d_ways: 12,
+            ..DEFAULT
+        };
+        assert_eq!(c.l1_rows_per_set(12, 16 << 10), 12);
+        assert_eq!(c.l1_rows_per_set(12, 64), 1);
+        assert_eq!(c.l1_rows_per_set(12, 1 << 10), 3);
+        assert_eq!(c.l1_rows_per_set(12, 16 << 10 | 64), 1);
+        assert_eq!(c.l1_rows_per_set(0, 64), 0);
     }
 
     #[test]

@@ -26,7 +26,11 @@
 //! than two tiles per thread, the threads split the columns instead of the rows, each packing
 //! the B panels it uses just before using them, and the tile shrinks to the rows there are
 //! (`MicroKernel::for_rows`); with fewer columns than half a tile, `gemm` computes `C^T = B^T
-//! A^T`, which puts the long dimension where the vector lanes are.
+//! A^T`, which puts the long dimension where the vector lanes are. With few column panels (at
+//! most `DIRECT_A_PANELS`), each A block serves few tiles and packing it costs about as much as
+//! using it: a plain A of the accumulator's type is then read in place by the micro-kernel
+//! (`MicroKernel::rows`, the same body reading `MR` rows `lda` apart), where the L1 has the ways
+//! to hold a tile's rows at that stride.
 //!
 //! The micro-kernel is chosen at run time from the CPU's features (`MicroKernel::best`): AVX-512F,
 //! AVX2+FMA, or portable scalar code; all three are one generic body (`simd::body`). Block sizes
@@ -45,7 +49,7 @@ use std::sync::OnceLock;
 
 use super::cache::{self, Caches};
 use super::scratch::Scratch;
-use simd::{KernelFn, RowDotFn, ScalarOps, VecMatFn};
+use simd::{KernelFn, KernelRowsFn, RowDotFn, ScalarOps, VecMatFn};
 
 /// Which micro-kernel ran: tests and benchmarks report it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,6 +124,9 @@ pub struct MicroKernel<T: 'static> {
     pub mc: usize,
     pub nc: usize,
     pub f: KernelFn<T>,
+    /// `f` reading A in place (rows `lda` apart) instead of from a packed panel; `None` on the
+    /// fewer-row instances `for_rows` picks.
+    pub rows: Option<KernelRowsFn<T>>,
     /// Instances with fewer rows (ascending `mr`, same `nr`), for products with few rows.
     pub small: &'static [(usize, KernelFn<T>)],
     /// The same instruction set's vector-matrix product, for one-row products.
@@ -215,7 +222,7 @@ impl<T: GemmElem> MicroKernel<T> {
         Self::with_blocks(
             KernelKind::Portable,
             (4, 4),
-            portable_kernel::<T, 4>,
+            (portable_kernel::<T, 4>, portable_kernel_rows::<T, 4>),
             &[],
             portable_vecmat::<T>,
             &[],
@@ -226,7 +233,7 @@ impl<T: GemmElem> MicroKernel<T> {
     fn with_blocks(
         kind: KernelKind,
         (mr, nr): (usize, usize),
-        f: KernelFn<T>,
+        (f, rows): (KernelFn<T>, KernelRowsFn<T>),
         small: &'static [(usize, KernelFn<T>)],
         vecmat: VecMatFn<T>,
         rowdot: &'static [RowDot<T>],
@@ -241,6 +248,7 @@ impl<T: GemmElem> MicroKernel<T> {
             mc,
             nc,
             f,
+            rows: Some(rows),
             small,
             vecmat,
             rowdot,
@@ -257,13 +265,23 @@ impl<T: GemmElem> MicroKernel<T> {
             return *self;
         }
         if let Some(&(mr, f)) = self.small.iter().find(|&&(mr, _)| mr >= m && mr < self.mr) {
-            return MicroKernel { mr, f, ..*self };
+            return MicroKernel {
+                mr,
+                f,
+                rows: None,
+                ..*self
+            };
         }
         let padded = |mr: usize| m.div_ceil(mr) * mr;
         let mut best = *self;
         for &(mr, f) in self.small.iter().rev() {
             if 2 * mr >= self.mr && padded(mr) < padded(best.mr) {
-                best = MicroKernel { mr, f, ..*self };
+                best = MicroKernel {
+                    mr,
+                    f,
+                    rows: None,
+                    ..*self
+                };
             }
         }
         best
@@ -291,7 +309,21 @@ unsafe fn portable_kernel<T: ScalarOps, const MR: usize>(
     ldc: usize,
     acc: bool,
 ) {
-    unsafe { simd::body::<simd::Portable<T>, MR, 4>(k, a, b, ldb, c, ldc, acc) }
+    unsafe { simd::body::<simd::Portable<T>, MR, 4, false>(k, a, 0, b, ldb, c, ldc, acc) }
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn portable_kernel_rows<T: ScalarOps, const MR: usize>(
+    k: usize,
+    a: *const T,
+    lda: usize,
+    b: *const T,
+    ldb: usize,
+    c: *mut T,
+    ldc: usize,
+    acc: bool,
+) {
+    unsafe { simd::body::<simd::Portable<T>, MR, 4, true>(k, a, lda, b, ldb, c, ldc, acc) }
 }
 
 macro_rules! rowdot {
@@ -306,7 +338,7 @@ macro_rules! rowdot {
 }
 
 macro_rules! float_kernels {
-    ($t:ty, $avx2:ident, $avx512:ident, $v2:ty, $v5:ty) => {
+    ($t:ty, $avx2:ident, $avx2_rows:ident, $avx512:ident, $avx512_rows:ident, $v2:ty, $v5:ty) => {
         impl GemmElem for $t {
             fn kernel(kind: KernelKind) -> Option<MicroKernel<$t>> {
                 match kind {
@@ -329,7 +361,7 @@ macro_rules! float_kernels {
                         Some(MicroKernel::with_blocks(
                             kind,
                             (AVX2_MR, AVX2_NV * lanes),
-                            $avx2::<AVX2_MR>,
+                            ($avx2::<AVX2_MR>, $avx2_rows::<AVX2_MR>),
                             &SMALL,
                             avx2_vecmat::<$v2>,
                             &ROWDOT,
@@ -356,7 +388,7 @@ macro_rules! float_kernels {
                         Some(MicroKernel::with_blocks(
                             kind,
                             (AVX512_MR, AVX512_NV * lanes),
-                            $avx512::<AVX512_MR>,
+                            ($avx512::<AVX512_MR>, $avx512_rows::<AVX512_MR>),
                             &SMALL,
                             avx512_vecmat::<$v5>,
                             &ROWDOT,
@@ -370,8 +402,24 @@ macro_rules! float_kernels {
     };
 }
 
-float_kernels!(f32, avx2_f32, avx512_f32, Avx2F32, Avx512F32);
-float_kernels!(f64, avx2_f64, avx512_f64, Avx2F64, Avx512F64);
+float_kernels!(
+    f32,
+    avx2_f32,
+    avx2_f32_rows,
+    avx512_f32,
+    avx512_f32_rows,
+    Avx2F32,
+    Avx512F32
+);
+float_kernels!(
+    f64,
+    avx2_f64,
+    avx2_f64_rows,
+    avx512_f64,
+    avx512_f64_rows,
+    Avx2F64,
+    Avx512F64
+);
 
 impl GemmElem for i64 {
     fn kernel(kind: KernelKind) -> Option<MicroKernel<i64>> {
@@ -443,6 +491,12 @@ pub trait PackA<T>: Sync {
     /// (`ii < h <= mr`), every one of them (zeros where the source has none: the panel may hold
     /// an earlier block's values there); rows `h..mr` arrive zeroed and must stay zero.
     fn pack(&self, r0: usize, h: usize, pc: usize, kcb: usize, mr: usize, panel: &mut [T]);
+    /// The source as a plain matrix the micro-kernel can read in place, `(data, origin, rs)`
+    /// with element `(i, p)` at `data[origin + i * rs + p]`, when it is one of the accumulator's
+    /// type.
+    fn in_place(&self) -> Option<(&[T], usize, usize)> {
+        None
+    }
 }
 
 /// A `MatRef` converted element by element: the A source of `gemm`.
@@ -485,6 +539,9 @@ where
             mr,
             &self.conv,
         );
+    }
+    fn in_place(&self) -> Option<(&[T], usize, usize)> {
+        in_place::<S, T>(&self.m, self.st).map(|(data, st)| (data, st.origin, st.rs))
     }
 }
 
@@ -655,6 +712,10 @@ fn rowdot<SB, T, FB>(
 /// (`MicroKernel::for_rows`).
 const FEW_ROWS_TILES: usize = 8;
 
+/// Up to this many column panels, `by_rows` reads A in place instead of packing it (when A is a
+/// plain matrix of the accumulator type).
+const DIRECT_A_PANELS: usize = 4;
+
 /// Products with at most this many rows split their columns across threads and pack B a group
 /// of panels at a time (`by_columns`): split by rows, every thread would read every packed panel
 /// of B, and for so few rows B's traffic is most of the product's. A count of rows, not of
@@ -684,17 +745,21 @@ impl<T> SharedC<T> {
 
 /// Every tile of one A block (`mcb` rows, packed as MR-tall panels) times one B micro-panel
 /// (`w <= nr` columns, its `kcb` rows `ldb` apart): full tiles straight into C, edge tiles
-/// through `tmp`.
+/// through `tmp`. With `direct` (the in-place kernel, the block's first row and column of A, and
+/// A's row stride), the tiles of `mr` rows read A in place and only a last, shorter tile reads
+/// its packed panel.
 ///
 /// # Safety
 /// `c` must point to an `mcb x w` region with row stride `ldc` that nothing else accesses
-/// meanwhile; `apack` must hold `kcb` steps of its panels, and `bp` `kcb` rows of `nr` readable
-/// elements, `ldb` apart.
+/// meanwhile; `apack` must hold `kcb` steps of its panels (with `direct`, at least of a last
+/// partial one), and `bp` `kcb` rows of `nr` readable elements, `ldb` apart; with `direct`, A
+/// must hold `mcb` readable rows of `kcb` elements from the pointer, `lda` apart.
 #[allow(clippy::too_many_arguments)]
 unsafe fn panel_tiles<T: GemmElem>(
     kern: &MicroKernel<T>,
     kcb: usize,
     apack: &[T],
+    direct: Option<(KernelRowsFn<T>, *const T, usize)>,
     mcb: usize,
     (bp, ldb): (*const T, usize),
     (c, ldc, w): (*mut T, usize, usize),
@@ -709,11 +774,37 @@ unsafe fn panel_tiles<T: GemmElem>(
         let ap = apack[ip * mr * kcb..(ip + 1) * mr * kcb].as_ptr();
         // SAFETY: the caller's region holds the tile's rows r..r+h and columns 0..w; full tiles
         // (h = mr, w = nr) are written in place, the others through `tmp` (mr x nr, stride nr).
+        // A tile read in place has all `mr` rows (h = mr), inside A by the caller's contract.
         unsafe {
+            let direct = direct.filter(|_| h == mr);
             if h == mr && w == nr {
-                f(kcb, ap, bp, ldb, c.add(r * ldc), ldc, accumulate);
+                match direct {
+                    Some((g, a0, lda)) => g(
+                        kcb,
+                        a0.add(r * lda),
+                        lda,
+                        bp,
+                        ldb,
+                        c.add(r * ldc),
+                        ldc,
+                        accumulate,
+                    ),
+                    None => f(kcb, ap, bp, ldb, c.add(r * ldc), ldc, accumulate),
+                }
             } else {
-                f(kcb, ap, bp, ldb, tmp.as_mut_ptr(), nr, false);
+                match direct {
+                    Some((g, a0, lda)) => g(
+                        kcb,
+                        a0.add(r * lda),
+                        lda,
+                        bp,
+                        ldb,
+                        tmp.as_mut_ptr(),
+                        nr,
+                        false,
+                    ),
+                    None => f(kcb, ap, bp, ldb, tmp.as_mut_ptr(), nr, false),
+                }
                 for ii in 0..h {
                     let row = c.add((r + ii) * ldc);
                     for (jj, &s) in tmp[ii * nr..ii * nr + w].iter().enumerate() {
@@ -828,6 +919,16 @@ fn by_rows<SB, T, PA, FB>(
     }
     let (m, k, n) = (a.rows(), a.cols(), b.cols.len());
     let MicroKernel { mr, nr, kc, nc, .. } = *kern;
+    // With few column panels, each A block serves few tiles, and packing it (a read of A from
+    // memory, then the products) cost as much as a third of the time; read in place, A streams
+    // in while the products run (4096 x 4096 x 64 F32 on Zen 5, side by side: AVX2 190 -> 240
+    // GFLOP/s, AVX-512 316 -> 415). A tile's rows are then `lda` apart, and on a
+    // power-of-two stride they all fall into one L1 set: only where the set holds them all.
+    let direct = kern.rows.zip(a.in_place()).filter(|&(_, (_, _, rs))| {
+        n <= DIRECT_A_PANELS * nr
+            && cache::detect().l1_rows_per_set(mr, rs.saturating_mul(std::mem::size_of::<T>()))
+                <= cache::detect().l1d_ways
+    });
     let blocks = m.div_ceil(kern.mc).div_ceil(threads) * threads;
     let mc = m.div_ceil(blocks).div_ceil(mr) * mr;
     let max_panels = nc.min(n).div_ceil(nr);
@@ -892,9 +993,13 @@ fn by_rows<SB, T, PA, FB>(
                     let h = mr.min(i0 + mcb - r0);
                     if h < mr {
                         panel.fill(T::zero());
+                    } else if direct.is_some() {
+                        continue;
                     }
                     a.pack(r0, h, pc, kcb, mr, panel);
                 }
+                let direct = direct
+                    .map(|(g, (data, origin, rs))| (g, data[origin + i0 * rs + pc..].as_ptr(), rs));
                 for g in (0..groups).map(|q| (q + ib) % groups) {
                     let (p0, p1) = group_range(g);
                     let packed = ready(g);
@@ -909,6 +1014,7 @@ fn by_rows<SB, T, PA, FB>(
                                 kern,
                                 kcb,
                                 &apack,
+                                direct,
                                 mcb,
                                 (bp.as_ptr(), nr),
                                 (cblock.as_mut_ptr().add(j0), n, w),
@@ -1100,6 +1206,7 @@ fn by_columns<SB, T, PA, FB>(
                         kern,
                         kcb,
                         &apack,
+                        None,
                         m,
                         panel,
                         (shared.at(j0), n, w),
@@ -1355,12 +1462,14 @@ mod tests {
                 l1d: 48 << 10,
                 l2: 2 << 20,
                 l3: 105 << 20,
+                l1d_ways: 12,
                 source: "test",
             },
             Caches {
                 l1d: 4 << 10,
                 l2: 64 << 10,
                 l3: 64 << 10,
+                l1d_ways: 4,
                 source: "test",
             },
         ] {
@@ -1468,6 +1577,61 @@ mod tests {
                 (5, 1, 9),
             ] {
                 check_f32(&kern, m, n, k);
+            }
+        }
+    }
+
+    /// Products with a few column panels and enough rows for row blocks read A in place
+    /// (`by_rows`, `MicroKernel::rows`): every kernel, A contiguous and as a block of a wider
+    /// matrix (rows `lda` apart, an offset origin), several slices of k, a last row tile shorter
+    /// than the kernel's (packed) and a last panel narrower than `nr` (through `tmp`).
+    #[test]
+    fn products_reading_a_in_place_match_naive() {
+        for kern in MicroKernel::<f64>::available() {
+            assert!(kern.rows.is_some(), "{}", kern.kind.name());
+            let kern = MicroKernel { kc: 96, ..kern };
+            let nr = kern.nr;
+            for (m, n, k, lda, origin) in [
+                (211, 3 * nr + nr / 2 + 1, 700, 700, 0),
+                (150, nr, 301, 301, 0),
+                (203, 2 * nr + 1, 257, 263, 5),
+            ] {
+                assert!(n > nr / 2 && n <= DIRECT_A_PANELS * nr);
+                let data: Vec<f64> = (0..origin + m * lda)
+                    .map(|i| ((i * 31) % 9) as f64 - 4.0)
+                    .collect();
+                let a: Vec<f64> = (0..m * k)
+                    .map(|x| data[origin + (x / k) * lda + x % k])
+                    .collect();
+                let b: Vec<f64> = (0..k * n).map(|i| ((i * 17) % 7) as f64 - 3.0).collect();
+                let rows: Vec<usize> = (0..m).map(|i| i * lda).collect();
+                let cols: Vec<usize> = (0..k).collect();
+                let (br, bc) = row_major_tables(k, n);
+                let mut c = vec![0.0; m * n];
+                gemm(
+                    &kern,
+                    MatRef {
+                        data: &data,
+                        base: origin,
+                        rows: &rows,
+                        cols: &cols,
+                    },
+                    MatRef {
+                        data: &b,
+                        base: 0,
+                        rows: &br,
+                        cols: &bc,
+                    },
+                    |x| x,
+                    |x| x,
+                    &mut c,
+                );
+                assert_eq!(
+                    c,
+                    naive(m, n, k, &a, &b),
+                    "kernel {} {m}x{n}x{k} lda {lda}",
+                    kern.kind.name()
+                );
             }
         }
     }

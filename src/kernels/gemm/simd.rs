@@ -115,16 +115,19 @@ impl<T: ScalarOps> Simd for Portable<T> {
 }
 
 /// The generic micro-kernel body: `C[0..MR, 0..NV*LANES] (+)= sum_p A[p] (x) B[p]`, with `a`
-/// holding `k` groups of `MR` values and `b` holding `k` rows of `NV * LANES` values, `ldb` apart
-/// (a packed panel's rows are adjacent; a row-major B read in place has its own row stride); `c`
-/// is row-major with row stride `ldc`. With `accumulate` false, C is overwritten.
+/// holding `k` groups of `MR` values (a packed panel; `ROWS` false) or `MR` rows of `k` values,
+/// `lda` apart (A read in place; `ROWS` true), and `b` holding `k` rows of `NV * LANES` values,
+/// `ldb` apart (a packed panel's rows are adjacent; a row-major B read in place has its own row
+/// stride); `c` is row-major with row stride `ldc`. With `accumulate` false, C is overwritten.
 ///
 /// # Safety
 /// The instruction set of `S` must be available; `a`, `b` and the C tile must be in bounds.
 #[inline(always)]
-pub unsafe fn body<S: Simd, const MR: usize, const NV: usize>(
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn body<S: Simd, const MR: usize, const NV: usize, const ROWS: bool>(
     k: usize,
     a: *const S::E,
+    lda: usize,
     b: *const S::E,
     ldb: usize,
     c: *mut S::E,
@@ -152,12 +155,12 @@ pub unsafe fn body<S: Simd, const MR: usize, const NV: usize>(
                 *v = S::load(b.add(j * S::LANES));
             }
             for (i, row) in acc.iter_mut().enumerate() {
-                let av = S::splat(*a.add(i));
+                let av = S::splat(*a.add(if ROWS { i * lda } else { i }));
                 for (x, &bj) in row.iter_mut().zip(&bv) {
                     *x = S::fma(*x, av, bj);
                 }
             }
-            a = a.add(MR);
+            a = a.add(if ROWS { 1 } else { MR });
             b = b.add(ldb);
         }
         for (i, row) in acc.iter().enumerate() {
@@ -325,6 +328,10 @@ pub type VecMatFn<T> = unsafe fn(usize, *const T, *const T, usize, *mut T, usize
 /// The signature every micro-kernel instance has.
 pub type KernelFn<T> = unsafe fn(usize, *const T, *const T, usize, *mut T, usize, bool);
 
+/// The signature of a micro-kernel instance that reads A in place: `(k, a, lda, b, ldb, c, ldc,
+/// accumulate)`, A's `MR` rows `lda` apart.
+pub type KernelRowsFn<T> = unsafe fn(usize, *const T, usize, *const T, usize, *mut T, usize, bool);
+
 #[cfg(target_arch = "x86_64")]
 pub mod x86 {
     //! AVX2+FMA (256-bit) and AVX-512F (512-bit) vector types and their kernel instances.
@@ -448,7 +455,24 @@ pub mod x86 {
         ldc: usize,
         acc: bool,
     ) {
-        unsafe { body::<Avx2F32, MR, AVX2_NV>(k, a, b, ldb, c, ldc, acc) }
+        unsafe { body::<Avx2F32, MR, AVX2_NV, false>(k, a, 0, b, ldb, c, ldc, acc) }
+    }
+    /// `avx2_f32` with A read in place (`MR` rows `lda` apart).
+    /// # Safety
+    /// As `avx2_f32`.
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn avx2_f32_rows<const MR: usize>(
+        k: usize,
+        a: *const f32,
+        lda: usize,
+        b: *const f32,
+        ldb: usize,
+        c: *mut f32,
+        ldc: usize,
+        acc: bool,
+    ) {
+        unsafe { body::<Avx2F32, MR, AVX2_NV, true>(k, a, lda, b, ldb, c, ldc, acc) }
     }
     /// # Safety
     /// As `avx2_f32`.
@@ -462,7 +486,24 @@ pub mod x86 {
         ldc: usize,
         acc: bool,
     ) {
-        unsafe { body::<Avx2F64, MR, AVX2_NV>(k, a, b, ldb, c, ldc, acc) }
+        unsafe { body::<Avx2F64, MR, AVX2_NV, false>(k, a, 0, b, ldb, c, ldc, acc) }
+    }
+    /// `avx2_f64` with A read in place (`MR` rows `lda` apart).
+    /// # Safety
+    /// As `avx2_f64`.
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn avx2_f64_rows<const MR: usize>(
+        k: usize,
+        a: *const f64,
+        lda: usize,
+        b: *const f64,
+        ldb: usize,
+        c: *mut f64,
+        ldc: usize,
+        acc: bool,
+    ) {
+        unsafe { body::<Avx2F64, MR, AVX2_NV, true>(k, a, lda, b, ldb, c, ldc, acc) }
     }
     /// # Safety
     /// AVX-512F must be available; pointers as for `body`.
@@ -476,7 +517,24 @@ pub mod x86 {
         ldc: usize,
         acc: bool,
     ) {
-        unsafe { body::<Avx512F32, MR, AVX512_NV>(k, a, b, ldb, c, ldc, acc) }
+        unsafe { body::<Avx512F32, MR, AVX512_NV, false>(k, a, 0, b, ldb, c, ldc, acc) }
+    }
+    /// `avx512_f32` with A read in place (`MR` rows `lda` apart).
+    /// # Safety
+    /// As `avx512_f32`.
+    #[target_feature(enable = "avx512f")]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn avx512_f32_rows<const MR: usize>(
+        k: usize,
+        a: *const f32,
+        lda: usize,
+        b: *const f32,
+        ldb: usize,
+        c: *mut f32,
+        ldc: usize,
+        acc: bool,
+    ) {
+        unsafe { body::<Avx512F32, MR, AVX512_NV, true>(k, a, lda, b, ldb, c, ldc, acc) }
     }
     /// # Safety
     /// As `avx512_f32`.
@@ -490,7 +548,24 @@ pub mod x86 {
         ldc: usize,
         acc: bool,
     ) {
-        unsafe { body::<Avx512F64, MR, AVX512_NV>(k, a, b, ldb, c, ldc, acc) }
+        unsafe { body::<Avx512F64, MR, AVX512_NV, false>(k, a, 0, b, ldb, c, ldc, acc) }
+    }
+    /// `avx512_f64` with A read in place (`MR` rows `lda` apart).
+    /// # Safety
+    /// As `avx512_f64`.
+    #[target_feature(enable = "avx512f")]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn avx512_f64_rows<const MR: usize>(
+        k: usize,
+        a: *const f64,
+        lda: usize,
+        b: *const f64,
+        ldb: usize,
+        c: *mut f64,
+        ldc: usize,
+        acc: bool,
+    ) {
+        unsafe { body::<Avx512F64, MR, AVX512_NV, true>(k, a, lda, b, ldb, c, ldc, acc) }
     }
 
     /// # Safety
