@@ -290,9 +290,9 @@ pub fn scatter_typed<T: Copy + Send + Sync>(
                         continue;
                     }
                     let src = &updates[u0 + (a - o0)..u0 + (b - o0)];
-                    for (x, &u) in dst[a - lo..b - lo].iter_mut().zip(src) {
-                        *x = f(*x, u);
-                    }
+                    // The widest vector loop the CPU has (a row of an embedding table is one
+                    // call).
+                    crate::eval::elementwise::lanes::update(&mut dst[a - lo..b - lo], src, &f);
                 } else {
                     for t in 0..plan.run {
                         let o = o0 + t * os;
