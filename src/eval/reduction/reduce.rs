@@ -146,68 +146,65 @@ pub const BLOCK: usize = 4096;
 /// latency at two adds a cycle on the x86 cores we run on (2 to 4 cycles).
 const CHAINS: usize = 8;
 
-impl ReducePlan {
-    /// Chain `c` (result element `c / blocks`, block `c % blocks`) as its accumulator after its
-    /// first element, and the offset and length of the rest of its run, for a reduced range of
-    /// `red_n >= 1` unit-stride elements.
+/// One reduce's chains: every (result element, block) pair, folded independently (chain `c` is
+/// result element `c / blocks`, block `c % blocks`).
+struct Chains<'a, T, F> {
+    plan: &'a ReducePlan,
+    data: &'a [T],
+    init: T,
+    f: &'a F,
+    blocks: usize,
+    red_n: usize,
+}
+
+impl<T: Copy, F: Fn(T, T) -> T> Chains<'_, T, F> {
+    /// Chain `c`'s accumulator (over its first element: `f(init, x)` for block 0, `x` itself for
+    /// later blocks) and the offset of the first reduced position after it.
     #[inline(always)]
-    fn chain_head<T: Copy>(
-        &self,
-        data: &[T],
-        init: T,
-        f: &impl Fn(T, T) -> T,
-        blocks: usize,
-        red_n: usize,
-        c: usize,
-    ) -> (T, usize, usize) {
-        let (o, b) = (c / blocks, c % blocks);
-        let base = self.kept.offset(o) + b * BLOCK;
-        let len = BLOCK.min(red_n - b * BLOCK);
-        let first = data[base];
-        let acc = if b == 0 { f(init, first) } else { first };
-        (acc, base + 1, len - 1)
+    fn head(&self, c: usize) -> (T, usize, usize) {
+        let (o, b) = (c / self.blocks, c % self.blocks);
+        let base = self.plan.kept.offset(o);
+        let first = self.data[base + self.plan.reduced.offset(b * BLOCK)];
+        let acc = if b == 0 {
+            (self.f)(self.init, first)
+        } else {
+            first
+        };
+        (acc, base, b * BLOCK + 1)
     }
 
-    /// Folds chains `start..start + dst.len()` into `dst`.
-    #[allow(clippy::too_many_arguments)]
-    fn fold_chains<T: Copy>(
-        &self,
-        data: &[T],
-        init: T,
-        f: &impl Fn(T, T) -> T,
-        blocks: usize,
-        red_n: usize,
-        start: usize,
-        dst: &mut [std::mem::MaybeUninit<T>],
-    ) {
-        let unit = matches!(self.reduced.dims.as_slice(), [(_, 1)]);
-        if !unit {
+    /// The end of chain `c`'s block among the reduced positions.
+    fn end(&self, c: usize) -> usize {
+        ((c % self.blocks + 1) * BLOCK).min(self.red_n)
+    }
+
+    /// Folds chains `start..start + dst.len()` into `dst` (`red_n >= 1`).
+    fn fold(&self, start: usize, dst: &mut [std::mem::MaybeUninit<T>]) {
+        let (data, f) = (self.data, self.f);
+        if !matches!(self.plan.reduced.dims.as_slice(), [(_, 1)]) {
             for (i, d) in dst.iter_mut().enumerate() {
-                let c = start + i;
-                let (o, b) = (c / blocks, c % blocks);
-                let base = self.kept.offset(o);
-                let (from, to) = (b * BLOCK, ((b + 1) * BLOCK).min(red_n));
-                let v = if b == 0 {
-                    self.reduced.fold_range(data, base, from, to, init, f)
-                } else {
-                    let first = data[base + self.reduced.offset(from)];
-                    self.reduced.fold_range(data, base, from + 1, to, first, f)
-                };
-                d.write(v);
+                let (acc, base, from) = self.head(start + i);
+                let to = self.end(start + i);
+                d.write(self.plan.reduced.fold_range(data, base, from, to, acc, f));
             }
             return;
         }
+        // Unit stride: a chain's rest is the slice `data[base + from..base + to]`.
+        let run = |c: usize| {
+            let (acc, base, from) = self.head(c);
+            (acc, &data[base + from..base + self.end(c)])
+        };
         for (g, group) in dst.chunks_mut(CHAINS).enumerate() {
             let c0 = start + g * CHAINS;
             if group.len() == CHAINS {
-                let heads: [(T, usize, usize); CHAINS] =
-                    std::array::from_fn(|j| self.chain_head(data, init, f, blocks, red_n, c0 + j));
-                let len = heads[0].2;
-                if heads.iter().all(|h| h.2 == len) {
+                let heads: [(T, &[T]); CHAINS] = std::array::from_fn(|j| run(c0 + j));
+                let len = heads[0].1.len();
+                if heads.iter().all(|h| h.1.len() == len) {
                     // Eight independent folds, one element of each per step: the same calls of
                     // `f` in the same order per chain as folding them one after another.
-                    let runs: [&[T]; CHAINS] = std::array::from_fn(|j| &data[heads[j].1..][..len]);
                     let mut accs: [T; CHAINS] = std::array::from_fn(|j| heads[j].0);
+                    // Sliced to `len` again, so that the compiler sees every index in bounds.
+                    let runs: [&[T]; CHAINS] = std::array::from_fn(|j| &heads[j].1[..len]);
                     // `t` indexes every run: no one run to iterate.
                     #[allow(clippy::needless_range_loop)]
                     for t in 0..len {
@@ -222,8 +219,8 @@ impl ReducePlan {
                 }
             }
             for (j, d) in group.iter_mut().enumerate() {
-                let (acc, s, len) = self.chain_head(data, init, f, blocks, red_n, c0 + j);
-                d.write(data[s..s + len].iter().fold(acc, |a, &x| f(a, x)));
+                let (acc, rest) = run(c0 + j);
+                d.write(rest.iter().fold(acc, |a, &x| f(a, x)));
             }
         }
     }
@@ -249,8 +246,16 @@ impl FoldPlan for ReducePlan {
             let chunk = chains
                 .div_ceil(crate::kernels::pool::threads() * 4)
                 .max(min_chunk);
+            let chains_of = Chains {
+                plan: self,
+                data,
+                init,
+                f: &f,
+                blocks,
+                red_n,
+            };
             crate::kernels::pool::fill_fresh(chains, chunk, &|start, dst| {
-                self.fold_chains(data, init, &f, blocks, red_n, start, dst)
+                chains_of.fold(start, dst)
             })
         };
         if blocks == 1 {

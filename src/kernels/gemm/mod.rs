@@ -778,35 +778,17 @@ unsafe fn panel_tiles<T: GemmElem>(
         // (h = mr, w = nr) are written in place, the others through `tmp` (mr x nr, stride nr).
         // A tile read in place has all `mr` rows (h = mr), inside A by the caller's contract.
         unsafe {
-            let direct = direct.filter(|_| h == mr);
-            if h == mr && w == nr {
-                match direct {
-                    Some((g, a0, lda)) => g(
-                        kcb,
-                        a0.add(r * lda),
-                        lda,
-                        bp,
-                        ldb,
-                        c.add(r * ldc),
-                        ldc,
-                        accumulate,
-                    ),
-                    None => f(kcb, ap, bp, ldb, c.add(r * ldc), ldc, accumulate),
-                }
+            let full = h == mr && w == nr;
+            let (dst, ld, acc) = if full {
+                (c.add(r * ldc), ldc, accumulate)
             } else {
-                match direct {
-                    Some((g, a0, lda)) => g(
-                        kcb,
-                        a0.add(r * lda),
-                        lda,
-                        bp,
-                        ldb,
-                        tmp.as_mut_ptr(),
-                        nr,
-                        false,
-                    ),
-                    None => f(kcb, ap, bp, ldb, tmp.as_mut_ptr(), nr, false),
-                }
+                (tmp.as_mut_ptr(), nr, false)
+            };
+            match direct.filter(|_| h == mr) {
+                Some((g, a0, lda)) => g(kcb, a0.add(r * lda), lda, bp, ldb, dst, ld, acc),
+                None => f(kcb, ap, bp, ldb, dst, ld, acc),
+            }
+            if !full {
                 for ii in 0..h {
                     let row = c.add((r + ii) * ldc);
                     for (jj, &s) in tmp[ii * nr..ii * nr + w].iter().enumerate() {
@@ -947,10 +929,10 @@ fn by_rows<SB, T, PA, FB>(
     // in while the products run (4096 x 4096 x 64 F32 on Zen 5, side by side: AVX2 190 -> 240
     // GFLOP/s, AVX-512 316 -> 415). A tile's rows are then `lda` apart, and on a
     // power-of-two stride they all fall into one L1 set: only where the set holds them all.
+    let l1 = cache::detect();
     let direct = kern.rows.zip(a.in_place()).filter(|&(_, (_, _, rs))| {
         n <= DIRECT_A_PANELS * nr
-            && cache::detect().l1_rows_per_set(mr, rs.saturating_mul(std::mem::size_of::<T>()))
-                <= cache::detect().l1d_ways
+            && l1.l1_rows_per_set(mr, rs.saturating_mul(std::mem::size_of::<T>())) <= l1.l1d_ways
     });
     let mc = row_block(m, kern.mc, mr, threads);
     let max_panels = nc.min(n).div_ceil(nr);

@@ -443,130 +443,61 @@ pub mod x86 {
     // rows than a full tile (a matrix-vector product, a batch of 8): a 12-row tile on one row
     // would do twelve times the work.
 
-    /// # Safety
-    /// AVX2 and FMA must be available; pointers as for `body`.
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn avx2_f32<const MR: usize>(
-        k: usize,
-        a: *const f32,
-        b: *const f32,
-        ldb: usize,
-        c: *mut f32,
-        ldc: usize,
-        acc: bool,
-    ) {
-        unsafe { body::<Avx2F32, MR, AVX2_NV, false>(k, a, 0, b, ldb, c, ldc, acc) }
+    /// One instruction set's main kernel instances for one element type: `$packed` reads A from
+    /// a packed panel, `$rows` reads it in place (`MR` rows `lda` apart); both are `body`.
+    macro_rules! kernel_pair {
+        ($packed:ident, $rows:ident, $s:ty, $e:ty, $nv:expr, $features:literal) => {
+            /// # Safety
+            #[doc = concat!("The CPU must have ", $features, "; pointers as for `body`.")]
+            #[target_feature(enable = $features)]
+            pub unsafe fn $packed<const MR: usize>(
+                k: usize,
+                a: *const $e,
+                b: *const $e,
+                ldb: usize,
+                c: *mut $e,
+                ldc: usize,
+                acc: bool,
+            ) {
+                unsafe { body::<$s, MR, $nv, false>(k, a, 0, b, ldb, c, ldc, acc) }
+            }
+            #[doc = concat!("`", stringify!($packed), "` with A read in place (`MR` rows `lda` apart).")]
+            /// # Safety
+            #[doc = concat!("As `", stringify!($packed), "`.")]
+            #[target_feature(enable = $features)]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe fn $rows<const MR: usize>(
+                k: usize,
+                a: *const $e,
+                lda: usize,
+                b: *const $e,
+                ldb: usize,
+                c: *mut $e,
+                ldc: usize,
+                acc: bool,
+            ) {
+                unsafe { body::<$s, MR, $nv, true>(k, a, lda, b, ldb, c, ldc, acc) }
+            }
+        };
     }
-    /// `avx2_f32` with A read in place (`MR` rows `lda` apart).
-    /// # Safety
-    /// As `avx2_f32`.
-    #[target_feature(enable = "avx2,fma")]
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn avx2_f32_rows<const MR: usize>(
-        k: usize,
-        a: *const f32,
-        lda: usize,
-        b: *const f32,
-        ldb: usize,
-        c: *mut f32,
-        ldc: usize,
-        acc: bool,
-    ) {
-        unsafe { body::<Avx2F32, MR, AVX2_NV, true>(k, a, lda, b, ldb, c, ldc, acc) }
-    }
-    /// # Safety
-    /// As `avx2_f32`.
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn avx2_f64<const MR: usize>(
-        k: usize,
-        a: *const f64,
-        b: *const f64,
-        ldb: usize,
-        c: *mut f64,
-        ldc: usize,
-        acc: bool,
-    ) {
-        unsafe { body::<Avx2F64, MR, AVX2_NV, false>(k, a, 0, b, ldb, c, ldc, acc) }
-    }
-    /// `avx2_f64` with A read in place (`MR` rows `lda` apart).
-    /// # Safety
-    /// As `avx2_f64`.
-    #[target_feature(enable = "avx2,fma")]
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn avx2_f64_rows<const MR: usize>(
-        k: usize,
-        a: *const f64,
-        lda: usize,
-        b: *const f64,
-        ldb: usize,
-        c: *mut f64,
-        ldc: usize,
-        acc: bool,
-    ) {
-        unsafe { body::<Avx2F64, MR, AVX2_NV, true>(k, a, lda, b, ldb, c, ldc, acc) }
-    }
-    /// # Safety
-    /// AVX-512F must be available; pointers as for `body`.
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn avx512_f32<const MR: usize>(
-        k: usize,
-        a: *const f32,
-        b: *const f32,
-        ldb: usize,
-        c: *mut f32,
-        ldc: usize,
-        acc: bool,
-    ) {
-        unsafe { body::<Avx512F32, MR, AVX512_NV, false>(k, a, 0, b, ldb, c, ldc, acc) }
-    }
-    /// `avx512_f32` with A read in place (`MR` rows `lda` apart).
-    /// # Safety
-    /// As `avx512_f32`.
-    #[target_feature(enable = "avx512f")]
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn avx512_f32_rows<const MR: usize>(
-        k: usize,
-        a: *const f32,
-        lda: usize,
-        b: *const f32,
-        ldb: usize,
-        c: *mut f32,
-        ldc: usize,
-        acc: bool,
-    ) {
-        unsafe { body::<Avx512F32, MR, AVX512_NV, true>(k, a, lda, b, ldb, c, ldc, acc) }
-    }
-    /// # Safety
-    /// As `avx512_f32`.
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn avx512_f64<const MR: usize>(
-        k: usize,
-        a: *const f64,
-        b: *const f64,
-        ldb: usize,
-        c: *mut f64,
-        ldc: usize,
-        acc: bool,
-    ) {
-        unsafe { body::<Avx512F64, MR, AVX512_NV, false>(k, a, 0, b, ldb, c, ldc, acc) }
-    }
-    /// `avx512_f64` with A read in place (`MR` rows `lda` apart).
-    /// # Safety
-    /// As `avx512_f64`.
-    #[target_feature(enable = "avx512f")]
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn avx512_f64_rows<const MR: usize>(
-        k: usize,
-        a: *const f64,
-        lda: usize,
-        b: *const f64,
-        ldb: usize,
-        c: *mut f64,
-        ldc: usize,
-        acc: bool,
-    ) {
-        unsafe { body::<Avx512F64, MR, AVX512_NV, true>(k, a, lda, b, ldb, c, ldc, acc) }
-    }
+    kernel_pair!(avx2_f32, avx2_f32_rows, Avx2F32, f32, AVX2_NV, "avx2,fma");
+    kernel_pair!(avx2_f64, avx2_f64_rows, Avx2F64, f64, AVX2_NV, "avx2,fma");
+    kernel_pair!(
+        avx512_f32,
+        avx512_f32_rows,
+        Avx512F32,
+        f32,
+        AVX512_NV,
+        "avx512f"
+    );
+    kernel_pair!(
+        avx512_f64,
+        avx512_f64_rows,
+        Avx512F64,
+        f64,
+        AVX512_NV,
+        "avx512f"
+    );
 
     /// # Safety
     /// AVX2 and FMA must be available; pointers as for `vecmat_body`.
