@@ -29,6 +29,7 @@ pub fn trials() -> Vec<Trial> {
         seeded_trial("fusion", "fused_binary_chains_equal_op_by_op", 48, |seed| {
             check(seed, true)
         }),
+        seeded_trial("fusion", "mapped_scatter_updates_equal_op_by_op", 40, mapped_scatter),
     ]
 }
 
@@ -505,6 +506,91 @@ fn check(seed: u64, binary_only: bool) -> Result<(), String> {
                     names[k]
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// A scatter whose updates are one binary op that only the scatter reads (`eval::fused::mapped`):
+/// computed run by run with fusion on, in full first with it off. Random type and op, the scalar
+/// on either side or a second array, windows along the operand's rows (runs of 1 to 1500
+/// elements) or down its columns (strided), repeated and out-of-range indices, and a combiner
+/// that adds, replaces, or takes the maximum (interpreted).
+fn mapped_scatter(seed: u64) -> Result<(), String> {
+    let mut rng = Rng(seed);
+    let t = *rng.pick(&TYPES);
+    let op = *rng.pick(&["add", "subtract", "multiply", "maximum", "minimum", "divide"]);
+    let w = *rng.pick(&[1i64, 3, 128, 1500]);
+    let b = (MIN_ELEMENTS as i64 + w - 1) / w + rng.range(0, 50);
+    let rows = 1 + rng.range(0, 200);
+    let down = rng.percent(30);
+    let ts = ty(t);
+    let mut args = vec![];
+    let mut lines = vec![];
+    let mut param = |rng: &mut Rng, name: &str, dims: &[i64], lines: &mut Vec<String>| {
+        let n: i64 = dims.iter().product();
+        let d: Vec<String> = dims.iter().map(|x| x.to_string()).collect();
+        lines.push(format!("  {name} = {ts}[{}] parameter({})", d.join(","), args.len()));
+        args.push(literal(t, dims, values(rng, t, n as usize)));
+    };
+    let odims = if down { [w, rows] } else { [rows, w] };
+    param(&mut rng, "o", &odims, &mut lines);
+    param(&mut rng, "x", &[b, w], &mut lines);
+    // The second operand: an array, or a scalar's broadcast (read as the scalar).
+    if rng.percent(33) {
+        param(&mut rng, "y", &[b, w], &mut lines);
+    } else {
+        let c = constant(&mut rng, t);
+        lines.push(format!("  c = {ts}[] constant({c})"));
+        lines.push(format!("  y = {ts}[{b},{w}] broadcast(c), dimensions={{}}"));
+    }
+    let (l, r) = if rng.percent(50) { ("x", "y") } else { ("y", "x") };
+    lines.push(format!("  u = {ts}[{b},{w}] {op}({l}, {r})"));
+    let idx: Vec<i32> = (0..b)
+        .map(|_| match rng.below(12) {
+            0 => -1,
+            1 => rows as i32 + rng.below(3) as i32,
+            _ => rng.below(rows as usize) as i32,
+        })
+        .collect();
+    lines.push(format!("  i = s32[{b},1] parameter({})", args.len()));
+    args.push(Literal::vec(vec![b, 1], idx).map_err(|e| e.to_string())?);
+    let window = if down { 1 } else { 0 };
+    let comb = *rng.pick(&["add", "replace", "max"]);
+    let od: Vec<String> = odims.iter().map(|x| x.to_string()).collect();
+    lines.push(format!(
+        "  ROOT s = {ts}[{}] scatter(o, i, u), update_window_dims={{1}}, \
+         inserted_window_dims={{{window}}}, scatter_dims_to_operand_dims={{{window}}}, \
+         index_vector_dim=1, to_apply={comb}",
+        od.join(",")
+    ));
+    let text = format!(
+        "HloModule mapped\n\nadd {{\n  a = {ts}[] parameter(0)\n  b = {ts}[] parameter(1)\n  \
+         ROOT r = {ts}[] add(a, b)\n}}\n\nreplace {{\n  a = {ts}[] parameter(0)\n  \
+         ROOT b = {ts}[] parameter(1)\n}}\n\nmax {{\n  a = {ts}[] parameter(0)\n  \
+         b = {ts}[] parameter(1)\n  ROOT r = {ts}[] maximum(a, b)\n}}\n\nENTRY e {{\n{}\n}}\n",
+        lines.join("\n")
+    );
+    let m = parse_and_verify(&text).map_err(|e| format!("{e}\n{text}"))?;
+    let root = m.entry().root;
+    if Plan::new(m.entry(), true).mapped_updates(root).is_none() {
+        return Err(format!("the updates are not mapped:\n{text}"));
+    }
+    let fused = run(&m, args.clone(), &RunOptions::default())
+        .map_err(|e| format!("fused: {e}\n{text}"))?;
+    let off = RunOptions {
+        fusion: false,
+        ..RunOptions::default()
+    };
+    let naive = run(&m, args, &off).map_err(|e| format!("op by op: {e}\n{text}"))?;
+    let (x, y) = (array(&fused.result)?, array(&naive.result)?);
+    if x.shape != y.shape {
+        return Err(format!("{} mapped, {} op by op\n{text}", x.shape, y.shape));
+    }
+    for i in 0..x.len() {
+        let (p, q) = (x.data.get(i), y.data.get(i));
+        if !(p.bits_eq(&q) || (p.is_nan() && q.is_nan())) {
+            return Err(format!("element {i}: {p:?} mapped, {q:?} op by op\n{text}"));
         }
     }
     Ok(())

@@ -42,6 +42,9 @@
 //! from the op-by-op element functions (`chunks`); any other group runs tile by tile through the
 //! op-by-op functions themselves (`run_tile`).
 //!
+//! A scatter's updates made by one element-wise op that only the scatter reads are not a group's:
+//! the scatter computes them run by run as it applies them (`mapped`).
+//!
 //! Where outputs go (`lend_inputs`): an input read in full whose last reader is the group, and
 //! that no other value shares, holds an output of its type in place, each tile written once the
 //! whole tile has been computed; other outputs get fresh buffers. The values are the same either
@@ -161,8 +164,18 @@ pub struct Plan {
     pub role: Vec<Role>,
     pub groups: Vec<Group>,
     /// The last instruction that reads each value (`usize::MAX` for the root), counting a group's
-    /// inputs as read where the group runs; 0 for a value nothing reads.
+    /// inputs as read where the group runs and a mapped producer's where its scatter runs; 0 for
+    /// a value nothing reads.
     pub last_use: Vec<usize>,
+    /// Per instruction (empty without fusion): a scatter's updates computed as it reads them.
+    pub mapped: Vec<Option<mapped::MappedUpdates>>,
+}
+
+impl Plan {
+    /// The updates scatter `i` computes from its producer's operands, if it does.
+    pub fn mapped_updates(&self, i: usize) -> Option<&mapped::MappedUpdates> {
+        self.mapped.get(i)?.as_ref()
+    }
 }
 
 /// The dimensions of instruction `i` when it can be a member of a group, else `None`.
@@ -318,13 +331,24 @@ impl Plan {
                 }
             }
         }
+        let mapped = if fuse {
+            mapped::find(comp, &users)
+        } else {
+            vec![]
+        };
+        // A mapped producer is evaluated inside its scatter, never in a group.
+        let mut producer: Vec<Option<&mapped::MappedUpdates>> = vec![None; n];
+        for m in mapped.iter().flatten() {
+            producer[m.inst] = Some(m);
+        }
         let groups = if fuse {
-            form_groups(comp, &users)
+            form_groups(comp, &users, &|i| producer[i].is_none())
         } else {
             vec![]
         };
         let mut role = vec![Role::Alone; n];
-        // Where each instruction's reads happen: at the group's last member for a member.
+        // Where each instruction's reads happen: at the group's last member for a member, at
+        // the scatter for a mapped producer.
         let mut at: Vec<usize> = (0..n).collect();
         for (g, group) in groups.iter().enumerate() {
             let last = group.members().max().unwrap_or(0);
@@ -334,6 +358,14 @@ impl Plan {
             }
             role[last] = Role::Runs(g);
         }
+        for (s, m) in mapped.iter().enumerate() {
+            if let Some(m) = m {
+                role[m.inst] = Role::Skipped;
+                at[m.inst] = s;
+            }
+        }
+        // (A mapped producer's generated operands are all rank-0 broadcasts, which it reads as
+        // their rank-0 value: for them it counts as a member.)
         let member: Vec<bool> = role.iter().map(|r| *r != Role::Alone).collect();
         for (b, bu) in users.iter().enumerate() {
             // Every member reading such a value generates it instead (`build_group`).
@@ -376,7 +408,13 @@ impl Plan {
                         last_use[o] = last_use[o].max(at[i]);
                     }
                 }
-                Role::Skipped => {}
+                Role::Skipped => {
+                    if let Some(m) = producer[i] {
+                        for o in m.inputs() {
+                            last_use[o] = last_use[o].max(at[i]);
+                        }
+                    }
+                }
             }
         }
         if let Some(r) = last_use.get_mut(comp.root) {
@@ -386,14 +424,21 @@ impl Plan {
             role,
             groups,
             last_use,
+            mapped,
         }
     }
 }
 
 /// The groups of a computation, formed last member first (see the module's doc).
-fn form_groups(comp: &Computation, users: &[Vec<usize>]) -> Vec<Group> {
+fn form_groups(
+    comp: &Computation,
+    users: &[Vec<usize>],
+    may_join: &dyn Fn(usize) -> bool,
+) -> Vec<Group> {
     let n = comp.instructions.len();
-    let dims: Vec<Option<&[i64]>> = (0..n).map(|i| member_dims(comp, i)).collect();
+    let dims: Vec<Option<&[i64]>> = (0..n)
+        .map(|i| member_dims(comp, i).filter(|_| may_join(i)))
+        .collect();
     // Arrays groups read from memory (not generated): what siblings share.
     let full_input = |o: usize| {
         comp.instructions[o].shape.as_array().is_some_and(|s| {
@@ -1200,5 +1245,6 @@ fn eval_member(inst: &Instruction, ops: &[DataView]) -> Result<ArrayData> {
 }
 
 mod chunks;
+pub mod mapped;
 #[cfg(test)]
 mod tests;

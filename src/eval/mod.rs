@@ -22,7 +22,7 @@ pub mod reduction;
 
 use crate::error::{Error, Result};
 use crate::hlo::ast::*;
-use crate::hlo::opcode::{ControlOp, MovementOp, Op};
+use crate::hlo::opcode::{ControlOp, IndexingOp, MovementOp, Op};
 use crate::literal::Literal;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -413,6 +413,28 @@ impl<'a> Evaluator<'a> {
                         Op::Control(op) => control::eval_owned(self, op, args),
                         _ => Ok(Literal::Tuple(args)),
                     }
+                }
+                // Updates computed from their producer's operands as the scatter reads them
+                // (`fused::mapped`).
+                Op::Indexing(IndexingOp::Scatter(attrs)) if plan.mapped_updates(i).is_some() => {
+                    let m = plan
+                        .mapped_updates(i)
+                        .ok_or_else(|| Error::internal("mapped updates vanished"))?;
+                    let get = |o: usize| {
+                        values[o].as_ref().ok_or_else(|| {
+                            Error::internal(format!("operand {o} of `{}` was dropped", inst.name))
+                        })
+                    };
+                    let ops = [get(inst.operands[0])?, get(inst.operands[1])?];
+                    let args = [m.args[0], m.args[1]].map(|a| match a {
+                        fused::mapped::Arg::Array(o) => get(o).map(indexing::UpdateArg::Array),
+                        fused::mapped::Arg::Splat(o) => get(o).map(indexing::UpdateArg::Splat),
+                    });
+                    let [a, b] = args;
+                    let producer = comp.instructions.get(m.inst).ok_or_else(|| {
+                        Error::internal(format!("the producer of `{}` is missing", inst.name))
+                    })?;
+                    indexing::eval_scatter_mapped(self, inst, attrs, ops, producer, m.op, [a?, b?])
                 }
                 _ => {
                     let ops: Vec<&Literal> = inst

@@ -77,6 +77,8 @@ fn same_for(m: &Module, args: Vec<Literal>) -> Literal {
     on
 }
 
+mod mapped;
+
 const N: usize = MIN_ELEMENTS;
 
 fn ramp(n: usize) -> Literal {

@@ -24,9 +24,10 @@ mod gather;
 mod scatter;
 
 pub use gather::{GatherDims, gather};
+pub(crate) use scatter::eval_scatter_mapped;
 pub use scatter::{
-    Combiner, ScatterDims, ScatterPlan, recognise_combiner, scatter_fast, scatter_plan,
-    scatter_typed,
+    Combiner, RUN_PIECE, ScatterDims, ScatterPlan, UpdateArg, Updates, recognise_combiner,
+    scatter_fast, scatter_plan, scatter_typed,
 };
 
 use super::{Evaluator, array};

@@ -5,12 +5,15 @@ use super::{
     to_usize,
 };
 use crate::error::{Error, Result};
+use crate::eval::elementwise::{Kernel2, Kernels, Typed};
 use crate::hlo::ast::{CompId, Instruction};
 use crate::hlo::attrs::ScatterAttrs;
 use crate::hlo::opcode::{BinaryOp, MovementOp, Op};
-use crate::literal::{Array, ArrayData, Literal, NativeType};
+use crate::literal::{Array, ArrayData, DataView, Literal, NativeType};
 use crate::shape::{ArrayShape, Shape, row_major_strides};
 use half::{bf16, f16};
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Scatter's dimension numbers, as the attributes spell them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -257,22 +260,45 @@ impl ScatterAdd for bf16 {
     }
 }
 
-/// Applies every update in `plan` order to `out` with `f(current, update)`. The operand's linear
-/// range is split among threads; each replays all updates and keeps those in its range, so every
-/// element sees its updates in the sequential order.
-pub fn scatter_typed<T: Copy + Send + Sync>(
+/// Where a scatter's update elements come from: stored, or computed a run at a time
+/// (`fused::mapped`).
+pub trait Updates<T>: Sync {
+    /// Whether `run` needs a buffer to compute into.
+    const COMPUTED: bool;
+    /// Elements `u0..u0 + len` (`len` at most `RUN_PIECE`), computed into `buf` if need be;
+    /// `None` when they cannot be had (a bug: the plan and the updates disagree).
+    fn run<'a>(&'a self, u0: usize, len: usize, buf: &'a mut [MaybeUninit<T>]) -> Option<&'a [T]>;
+}
+
+impl<T: Copy + Sync> Updates<T> for [T] {
+    const COMPUTED: bool = false;
+    fn run<'a>(&'a self, u0: usize, len: usize, _: &'a mut [MaybeUninit<T>]) -> Option<&'a [T]> {
+        self.get(u0..u0.checked_add(len)?)
+    }
+}
+
+/// Updates computed at most this many at a time: a buffer that stays in L1.
+pub const RUN_PIECE: usize = 1024;
+
+/// Applies every update in `plan` order to `out` with `f(current, update)`; `false` when an update
+/// run could not be had (then `out` is partly updated). The operand's linear range is split
+/// among threads; each replays all updates and keeps those in its range, so every element sees
+/// its updates in the sequential order.
+pub fn scatter_typed<T: Copy + Send + Sync, U: Updates<T> + ?Sized>(
     out: &mut [T],
-    updates: &[T],
+    updates: &U,
     plan: &ScatterPlan,
     f: impl Fn(T, T) -> T + Sync,
-) {
+) -> bool {
     let work = plan.operand_start.len() * plan.window_rows.len() * plan.run;
     let threads = crate::kernels::pool::threads();
     let pieces = if work >= PAR_MIN_ELEMENTS { threads } else { 1 };
     let chunk = out.len().div_ceil(pieces).max(1);
+    let failed = AtomicBool::new(false);
     crate::kernels::pool::for_each_chunk(out, chunk, &|lo, dst| {
         let hi = lo + dst.len();
         let os = plan.run_operand_stride;
+        let mut buf = vec![MaybeUninit::<T>::uninit(); if U::COMPUTED { RUN_PIECE } else { 0 }];
         for (g, start) in plan.operand_start.iter().enumerate() {
             let Some(start) = *start else { continue };
             if start >= hi || start + plan.window_extent < lo {
@@ -284,26 +310,46 @@ pub fn scatter_typed<T: Copy + Send + Sync>(
                 let u0 = ug + uo;
                 if os == 1 {
                     // Clip the contiguous run to this thread's range.
-                    let a = lo.max(o0);
-                    let b = hi.min(o0 + plan.run);
-                    if a >= b {
-                        continue;
-                    }
-                    let src = &updates[u0 + (a - o0)..u0 + (b - o0)];
-                    // The widest vector loop the CPU has (a row of an embedding table is one
-                    // call).
-                    crate::eval::elementwise::lanes::update(&mut dst[a - lo..b - lo], src, &f);
-                } else {
-                    for t in 0..plan.run {
-                        let o = o0 + t * os;
-                        if (lo..hi).contains(&o) {
-                            dst[o - lo] = f(dst[o - lo], updates[u0 + t]);
+                    let (a, b) = (lo.max(o0), hi.min(o0 + plan.run));
+                    let mut p = a;
+                    while p < b {
+                        let e = b.min(p + RUN_PIECE);
+                        let Some(src) = updates.run(u0 + (p - o0), e - p, &mut buf) else {
+                            failed.store(true, Ordering::Relaxed);
+                            return;
+                        };
+                        let acc = &mut dst[p - lo..e - lo];
+                        if let ([x], [y]) = (&mut *acc, src) {
+                            // One element (scalar updates): not worth a vector loop's call.
+                            *x = f(*x, *y);
+                        } else {
+                            // The widest vector loop the CPU has (a row of an embedding table
+                            // is one call).
+                            crate::eval::elementwise::lanes::update(acc, src, &f);
                         }
+                        p = e;
+                    }
+                } else {
+                    let mut t0 = 0;
+                    while t0 < plan.run {
+                        let len = RUN_PIECE.min(plan.run - t0);
+                        let Some(src) = updates.run(u0 + t0, len, &mut buf) else {
+                            failed.store(true, Ordering::Relaxed);
+                            return;
+                        };
+                        for (t, &x) in src.iter().enumerate() {
+                            let o = o0 + (t0 + t) * os;
+                            if (lo..hi).contains(&o) {
+                                dst[o - lo] = f(dst[o - lo], x);
+                            }
+                        }
+                        t0 += len;
                     }
                 }
             }
         }
     });
+    !failed.load(Ordering::Relaxed)
 }
 
 /// Scatter with a typed combiner on one operand: returns the operand with the updates combined
@@ -319,8 +365,8 @@ pub fn scatter_fast(
             match (operand, updates) {
                 $((ArrayData::$v(o), ArrayData::$v(u)) => {
                     let mut out = crate::kernels::pool::copy_fresh(o);
-                    scatter_typed(&mut out, u, plan, |a, b| a.scatter_add(b));
-                    Some(ArrayData::$v(out.into()))
+                    scatter_typed(&mut out, &u[..], plan, |a, b| a.scatter_add(b))
+                        .then(|| ArrayData::$v(out.into()))
                 })*
                 _ => None,
             }
@@ -334,13 +380,180 @@ pub fn scatter_fast(
             if operand.ty() != updates.ty() {
                 return None;
             }
-            Some(crate::map_data!(operand, o => {
+            let mut ok = true;
+            let out = crate::map_data!(operand, o => {
                 let mut out = crate::kernels::pool::copy_fresh(o);
-                scatter_typed(&mut out, NativeType::slice(updates)?, plan, |_, b| b);
+                ok &= scatter_typed(&mut out, NativeType::slice(updates)?, plan, |_, b| b);
                 out
-            }))
+            });
+            ok.then_some(out)
         }
     }
+}
+
+/// An operand of a mapped producer, as the evaluator holds it.
+pub enum UpdateArg<'a> {
+    /// An array of the updates' dimensions.
+    Array(&'a Literal),
+    /// A rank-0 value standing for its broadcast.
+    Splat(&'a Literal),
+}
+
+/// A mapped producer's operand, as its kernel reads it.
+#[derive(Clone, Copy)]
+pub(super) enum Piece<'a> {
+    /// Sliced run by run.
+    Whole(DataView<'a>),
+    /// One element, for every run.
+    One(DataView<'a>),
+}
+
+impl<'a> Piece<'a> {
+    fn at(self, u0: usize, len: usize) -> Option<DataView<'a>> {
+        match self {
+            Piece::Whole(v) => v.slice(u0, len),
+            Piece::One(v) => Some(v),
+        }
+    }
+
+    fn ty(self) -> crate::types::ElementType {
+        match self {
+            Piece::Whole(v) | Piece::One(v) => v.ty(),
+        }
+    }
+}
+
+/// Updates computed run by run by the producer's element kernel.
+struct Mapped<'a, T> {
+    kernel: Kernel2<T>,
+    args: [Piece<'a>; 2],
+}
+
+impl<T: Copy + Send + Sync> Updates<T> for Mapped<'_, T> {
+    const COMPUTED: bool = true;
+    fn run<'b>(&'b self, u0: usize, len: usize, buf: &'b mut [MaybeUninit<T>]) -> Option<&'b [T]> {
+        let dst = buf.get_mut(..len)?;
+        let (a, b) = (self.args[0].at(u0, len)?, self.args[1].at(u0, len)?);
+        if !(self.kernel)(dst, a, b) {
+            return None;
+        }
+        // SAFETY: a kernel that accepts its operands writes every element of `dst`
+        // (`elementwise::Kernels`); `MaybeUninit<T>` has `T`'s layout.
+        Some(unsafe { &*(std::ptr::from_mut(dst) as *const [T]) })
+    }
+}
+
+/// `scatter_fast` with the updates computed by `kernel` from `args` (`fused::mapped`); `None`
+/// when the kernel's element type is not the operand's or a run could not be computed.
+pub(super) fn scatter_fast_mapped(
+    operand: &ArrayData,
+    kernel: Typed<Kernels>,
+    args: [Piece<'_>; 2],
+    plan: &ScatterPlan,
+    combiner: Combiner,
+) -> Option<ArrayData> {
+    macro_rules! go {
+        ($($v:ident),*; $($w:ident),*) => {
+            match (operand, kernel, combiner) {
+                $((ArrayData::$v(o), Typed::$v(kernel), Combiner::Add) => {
+                    let src = Mapped { kernel, args };
+                    let mut out = crate::kernels::pool::copy_fresh(o);
+                    scatter_typed(&mut out, &src, plan, |a, b| a.scatter_add(b))
+                        .then(|| ArrayData::$v(out.into()))
+                })*
+                $((ArrayData::$w(o), Typed::$w(kernel), Combiner::Replace) => {
+                    let src = Mapped { kernel, args };
+                    let mut out = crate::kernels::pool::copy_fresh(o);
+                    scatter_typed(&mut out, &src, plan, |_, b| b)
+                        .then(|| ArrayData::$w(out.into()))
+                })*
+                _ => None,
+            }
+        };
+    }
+    go!(
+        S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64, C64, C128;
+        Pred, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64, C64, C128
+    )
+}
+
+/// A scatter whose updates are `op(args)` (`fused::mapped`): computed run by run in the typed
+/// loops, or, where those do not apply, by evaluating `producer` in full and scattering its value
+/// as the op-by-op path does.
+pub(crate) fn eval_scatter_mapped(
+    ev: &Evaluator,
+    inst: &Instruction,
+    attrs: &ScatterAttrs,
+    [operand, indices]: [&Literal; 2],
+    producer: &Instruction,
+    op: BinaryOp,
+    args: [UpdateArg<'_>; 2],
+) -> Result<Literal> {
+    fn view<'a>(a: &UpdateArg<'a>) -> Result<(Piece<'a>, Option<&'a [i64]>)> {
+        Ok(match *a {
+            UpdateArg::Array(l) => {
+                let a = l
+                    .as_array()
+                    .ok_or_else(|| Error::internal("a tuple as updates"))?;
+                (Piece::Whole(a.data.view()), Some(a.dims()))
+            }
+            UpdateArg::Splat(l) => {
+                let a = l.as_array().filter(|a| a.data.len() == 1).ok_or_else(|| {
+                    Error::internal("a mapped producer's scalar is not one element")
+                })?;
+                (Piece::One(a.data.view()), None)
+            }
+        })
+    }
+    let (pa, da) = view(&args[0])?;
+    let (pb, db) = view(&args[1])?;
+    let udims = da.or(db).map(<[i64]>::to_vec);
+    let fast = (|| {
+        let udims = udims.as_deref()?;
+        if da.is_some() && db.is_some() && da != db {
+            return None;
+        }
+        let o = operand.as_array()?;
+        let plan = scatter_plan(
+            o.dims(),
+            array(&[indices], 0).ok()?,
+            udims,
+            &ScatterDims::of(attrs),
+        )
+        .ok()?;
+        let combiner = recognise_combiner(ev, attrs.to_apply.0)?;
+        let kernel = crate::eval::elementwise::binary_kernel(op, pa.ty(), pb.ty())?;
+        let data = scatter_fast_mapped(&o.data, kernel, [pa, pb], &plan, combiner)?;
+        let mut shape = ArrayShape::new(data.ty(), o.dims().to_vec());
+        shape.layout = inst.shape.as_array().and_then(|a| a.layout.clone());
+        Some(Array::from_data(shape, data).map(Literal::Array))
+    })();
+    if let Some(r) = fast {
+        return r;
+    }
+    // The op-by-op way: the producer's whole value, then the scatter.
+    let whole = |a: &UpdateArg<'_>| -> Result<Literal> {
+        Ok(match *a {
+            UpdateArg::Array(l) => l.clone(),
+            UpdateArg::Splat(l) => {
+                let a = l
+                    .as_array()
+                    .ok_or_else(|| Error::internal("a tuple as a scalar"))?;
+                let n = udims
+                    .as_deref()
+                    .map_or(0, |d| d.iter().product::<i64>().max(0) as usize);
+                let dims = udims.clone().unwrap_or_default();
+                Literal::Array(Array::from_data(
+                    ArrayShape::new(a.ty(), dims),
+                    ArrayData::splat(a.data.get(0), n),
+                )?)
+            }
+        })
+    };
+    let (a, b) = (whole(&args[0])?, whole(&args[1])?);
+    let updates = crate::eval::elementwise::eval_binary(producer, op, &[&a, &b])
+        .map_err(|e| e.at(&producer.name, producer.loc))?;
+    eval_scatter(ev, inst, attrs, &[operand, indices, &updates])
 }
 
 pub(super) fn eval_scatter(

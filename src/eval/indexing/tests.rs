@@ -86,3 +86,60 @@ fn gather_collapsed_slice_size_zero_verifies_and_gives_zeros() {
         "{err}"
     );
 }
+
+/// The typed loops compute mapped updates themselves (`fused::mapped`), run by run, in every
+/// shape of run: whole rows, rows clipped to a thread's range, and single elements. (Whether the
+/// evaluator sends a scatter here is `fused`'s tests'; they compare with the op-by-op result.)
+#[test]
+fn mapped_updates_run_through_the_typed_loops() {
+    use super::scatter::{Piece, scatter_fast_mapped};
+    use super::{Combiner, ScatterDims, scatter_plan};
+    use crate::eval::elementwise::binary_kernel;
+    use crate::hlo::opcode::BinaryOp;
+    use crate::literal::Array;
+    use crate::types::ElementType;
+    // 3 rows of 5 into an operand of 4 rows; the second index is out of range.
+    let operand = Array::from_vec(vec![4, 5], (0..20).map(|i| i as f32).collect()).unwrap();
+    let idx = Array::from_vec(vec![3, 1], vec![2i32, 7, 2]).unwrap();
+    let x = Array::from_vec(vec![3, 5], (0..15).map(|i| 0.5 * i as f32).collect()).unwrap();
+    let c = Array::from_vec(vec![], vec![3f32]).unwrap();
+    let dims = ScatterDims {
+        update_window_dims: vec![1],
+        inserted_window_dims: vec![0],
+        scatter_dims_to_operand_dims: vec![0],
+        index_vector_dim: 1,
+        ..Default::default()
+    };
+    let plan = scatter_plan(operand.dims(), &idx, x.dims(), &dims).unwrap();
+    let k = binary_kernel(BinaryOp::Subtract, ElementType::F32, ElementType::F32).unwrap();
+    let args = [Piece::One(c.data.view()), Piece::Whole(x.data.view())];
+    let out = scatter_fast_mapped(&operand.data, k, args, &plan, Combiner::Add).expect("typed");
+    let got = crate::literal::NativeType::slice(&out).map(<[f32]>::to_vec);
+    let mut want: Vec<f32> = (0..20).map(|i| i as f32).collect();
+    // Positions 0 and 2 both land on row 2, in that order; position 1 is skipped.
+    for u in [0usize, 2] {
+        for j in 0..5 {
+            want[10 + j] += 3.0 - 0.5 * (u * 5 + j) as f32;
+        }
+    }
+    assert_eq!(got, Some(want));
+    // Scalar updates (one element per window) replacing S32 values.
+    let operand = Array::from_vec(vec![6], vec![0i32; 6]).unwrap();
+    let idx = Array::from_vec(vec![4, 1], vec![5i32, 1, 5, -1]).unwrap();
+    let x = Array::from_vec(vec![4], vec![10i32, 20, 30, 40]).unwrap();
+    let y = Array::from_vec(vec![4], vec![1i32, 2, 3, 4]).unwrap();
+    let dims = ScatterDims {
+        inserted_window_dims: vec![0],
+        scatter_dims_to_operand_dims: vec![0],
+        index_vector_dim: 1,
+        ..Default::default()
+    };
+    let plan = scatter_plan(operand.dims(), &idx, x.dims(), &dims).unwrap();
+    let k = binary_kernel(BinaryOp::Multiply, ElementType::S32, ElementType::S32).unwrap();
+    let args = [Piece::Whole(x.data.view()), Piece::Whole(y.data.view())];
+    let out = scatter_fast_mapped(&operand.data, k, args, &plan, Combiner::Replace).unwrap();
+    assert_eq!(
+        crate::literal::NativeType::slice(&out).map(<[i32]>::to_vec),
+        Some(vec![0, 40, 0, 0, 0, 90])
+    );
+}
