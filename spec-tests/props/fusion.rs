@@ -29,7 +29,12 @@ pub fn trials() -> Vec<Trial> {
         seeded_trial("fusion", "fused_binary_chains_equal_op_by_op", 48, |seed| {
             check(seed, true)
         }),
-        seeded_trial("fusion", "mapped_scatter_updates_equal_op_by_op", 40, mapped_scatter),
+        seeded_trial(
+            "fusion",
+            "mapped_scatter_updates_equal_op_by_op",
+            40,
+            mapped_scatter,
+        ),
     ]
 }
 
@@ -519,7 +524,9 @@ fn check(seed: u64, binary_only: bool) -> Result<(), String> {
 fn mapped_scatter(seed: u64) -> Result<(), String> {
     let mut rng = Rng(seed);
     let t = *rng.pick(&TYPES);
-    let op = *rng.pick(&["add", "subtract", "multiply", "maximum", "minimum", "divide"]);
+    let op = *rng.pick(&[
+        "add", "subtract", "multiply", "maximum", "minimum", "divide",
+    ]);
     let w = *rng.pick(&[1i64, 3, 128, 1500]);
     let b = (MIN_ELEMENTS as i64 + w - 1) / w + rng.range(0, 50);
     let rows = 1 + rng.range(0, 200);
@@ -530,7 +537,11 @@ fn mapped_scatter(seed: u64) -> Result<(), String> {
     let mut param = |rng: &mut Rng, name: &str, dims: &[i64], lines: &mut Vec<String>| {
         let n: i64 = dims.iter().product();
         let d: Vec<String> = dims.iter().map(|x| x.to_string()).collect();
-        lines.push(format!("  {name} = {ts}[{}] parameter({})", d.join(","), args.len()));
+        lines.push(format!(
+            "  {name} = {ts}[{}] parameter({})",
+            d.join(","),
+            args.len()
+        ));
         args.push(literal(t, dims, values(rng, t, n as usize)));
     };
     let odims = if down { [w, rows] } else { [rows, w] };
@@ -544,7 +555,11 @@ fn mapped_scatter(seed: u64) -> Result<(), String> {
         lines.push(format!("  c = {ts}[] constant({c})"));
         lines.push(format!("  y = {ts}[{b},{w}] broadcast(c), dimensions={{}}"));
     }
-    let (l, r) = if rng.percent(50) { ("x", "y") } else { ("y", "x") };
+    let (l, r) = if rng.percent(50) {
+        ("x", "y")
+    } else {
+        ("y", "x")
+    };
     lines.push(format!("  u = {ts}[{b},{w}] {op}({l}, {r})"));
     let idx: Vec<i32> = (0..b)
         .map(|_| match rng.below(12) {
@@ -576,8 +591,8 @@ fn mapped_scatter(seed: u64) -> Result<(), String> {
     if Plan::new(m.entry(), true).mapped_updates(root).is_none() {
         return Err(format!("the updates are not mapped:\n{text}"));
     }
-    let fused = run(&m, args.clone(), &RunOptions::default())
-        .map_err(|e| format!("fused: {e}\n{text}"))?;
+    let fused =
+        run(&m, args.clone(), &RunOptions::default()).map_err(|e| format!("fused: {e}\n{text}"))?;
     let off = RunOptions {
         fusion: false,
         ..RunOptions::default()
