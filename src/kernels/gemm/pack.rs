@@ -56,7 +56,7 @@ fn gather_rows<S: Copy + 'static, T: 'static, const H: usize>(
     let mut start = 0;
     #[cfg(target_arch = "x86_64")]
     if dj >= H {
-        if let Some((r, d)) = as_typed::<S, T, f32, H>(&rows, dst).filter(|_| H.is_multiple_of(4)) {
+        if let Some((r, d)) = as_typed::<S, T, f32, H>(&rows, dst).filter(|_| H.is_multiple_of(2)) {
             start = transpose_f32_quads(&r, w, d, dj);
         } else if let Some((r, d)) =
             as_typed::<S, T, f64, H>(&rows, dst).filter(|_| H.is_multiple_of(2))
@@ -98,7 +98,8 @@ fn as_typed<'a, S: 'static, T: 'static, U: 'static, const H: usize>(
 }
 
 /// `dst[j * dj + i] = rows[i][j]` for the columns `j` of whole groups of four (the count
-/// returned), four rows by four columns at a time with SSE shuffles (x86-64's baseline): a
+/// returned), four rows by four columns at a time with SSE shuffles (x86-64's baseline), and a
+/// last two rows (`H` even) two by four: a
 /// third of the scalar copy's instructions, on the packing that a product with few columns
 /// spends a third of its time in. Four rows at a time, a cache line of each: the rows may share
 /// L1 sets (see `gather_rows`).
@@ -112,11 +113,31 @@ fn transpose_f32_quads<const H: usize>(
 ) -> usize {
     use std::arch::x86_64::*;
     let full = w / 4 * 4;
-    assert!(H.is_multiple_of(4) && dj >= H && rows.iter().all(|r| r.len() >= full));
+    assert!(H.is_multiple_of(2) && dj >= H && rows.iter().all(|r| r.len() >= full));
     assert!(full == 0 || dst.len() >= (full - 1) * dj + H);
+    let quads = H / 4 * 4;
     for j0 in (0..full).step_by(16) {
         let j1 = (j0 + 16).min(full);
-        for q in (0..H).step_by(4) {
+        if quads < H {
+            // Two rows left (AVX2's six-row tiles): interleaved in pairs, 8 bytes per column.
+            let q = quads;
+            for j in (j0..j1).step_by(4) {
+                // SAFETY: rows q, q+1 hold columns j..j+4 (j + 4 <= full <= their length);
+                // dst holds (j + 3) * dj + q + 2 <= (full - 1) * dj + H elements (asserted).
+                unsafe {
+                    let r0 = _mm_loadu_ps(rows[q].as_ptr().add(j));
+                    let r1 = _mm_loadu_ps(rows[q + 1].as_ptr().add(j));
+                    let lo = _mm_castps_pd(_mm_unpacklo_ps(r0, r1));
+                    let hi = _mm_castps_pd(_mm_unpackhi_ps(r0, r1));
+                    let d = dst.as_mut_ptr().add(j * dj + q);
+                    _mm_storel_pd(d.cast(), lo);
+                    _mm_storeh_pd(d.add(dj).cast(), lo);
+                    _mm_storel_pd(d.add(2 * dj).cast(), hi);
+                    _mm_storeh_pd(d.add(3 * dj).cast(), hi);
+                }
+            }
+        }
+        for q in (0..quads).step_by(4) {
             for j in (j0..j1).step_by(4) {
                 // SAFETY: rows q..q+4 hold columns j..j+4 (j + 4 <= full <= their length);
                 // dst holds (j + 3) * dj + q + 4 <= (full - 1) * dj + H elements (asserted).
