@@ -352,8 +352,12 @@ macro_rules! float_kernels {
                         // instance: an 8 x 1 block loads eight columns of B (from L2, k being
                         // long) per row vector of A, and two 4 x 2 blocks ran 4096 x 8 x 4096
                         // F32 at 70 GFLOP/s against its 48 (F64 30 against 24), side by side.
+                        // One column (a matrix-vector product, memory-bound) four rows at a
+                        // time: four streams of A per core kept more of the memory bandwidth
+                        // than eight (4096 x 1 x 4096 F32 32 against 30 GFLOP/s, medians of
+                        // alternating runs on Zen 5; F64 level).
                         const ROWDOT: [RowDot<$t>; 3] = [
-                            rowdot!(avx2_rowdot, $v2, 1, 8),
+                            rowdot!(avx2_rowdot, $v2, 1, 4),
                             rowdot!(avx2_rowdot, $v2, 2, 4),
                             rowdot!(avx2_rowdot, $v2, 4, 2),
                         ];
@@ -379,8 +383,10 @@ macro_rules! float_kernels {
                         // 32 registers: rows x columns accumulators at most 16. No 8-column
                         // instance, as for AVX2: 4 x 4 blocks ran 4096 x N x 4096 F32 at 97 to
                         // 151 GFLOP/s against 70 to 114 with 8 x 2 ones (N = 8 to 24; F64 +30%).
+                        // One column four rows at a time, as for AVX2 (4096 x 1 x 4096 F32 56
+                        // against 50 GFLOP/s, F64 22 against 19, medians on Zen 5).
                         const ROWDOT: [RowDot<$t>; 3] = [
-                            rowdot!(avx512_rowdot, $v5, 1, 8),
+                            rowdot!(avx512_rowdot, $v5, 1, 4),
                             rowdot!(avx512_rowdot, $v5, 2, 4),
                             rowdot!(avx512_rowdot, $v5, 4, 4),
                         ];
