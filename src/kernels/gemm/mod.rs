@@ -734,6 +734,12 @@ const FEW_ROWS: usize = 96;
 /// Rows of B per slice when a few-row product streams B from memory in place.
 const STREAMED_ROWS: usize = 16;
 
+/// Products of at least this many rows pack a B they stream from memory rather than read it in
+/// place (`by_columns`). Medians of alternating runs on Zen 5, B 4096 x 4096: 8 rows on AVX-512
+/// F32 94 -> 113 GFLOP/s, F64 45 -> 59, on AVX2 F32 +4%, F64 +12%; 16 rows on AVX-512 143 ->
+/// 185, on AVX2 level; 4 rows on AVX-512 +8% but on AVX2 -7%, so fewer rows stay in place.
+const PACKED_FROM_MEMORY: usize = 8;
+
 /// C as a raw pointer that column tasks share: each writes only its own columns.
 #[derive(Clone, Copy)]
 struct SharedC<T>(*mut T);
@@ -1067,16 +1073,21 @@ fn by_columns<SB, T, PA, FB>(
     let panels = n.div_ceil(nr);
     let tasks = threads.min(panels);
     let shared = SharedC(c.as_mut_ptr());
-    // In place for up to two tiles of rows: packing a panel costs about as much as using it
-    // twice (the RNN program's 16 x 256 x 256 step ran 21.4 ms packed, 18.0 ms in place, side by
-    // side). With more tiles, each panel serves several, and a packed copy in L1 serves them
-    // better than rows `ldb` apart.
-    let direct = in_place::<SB, T>(b, bst).filter(|_| m <= 2 * mr);
     // Read in place from memory (B larger than half of L3), B streams best a few rows at a time:
     // the panels of one slice of rows are visited left to right, so each of its rows is read as
     // one sequential run. From cache, the usual slices pay less per call.
     let from_memory =
         k.saturating_mul(n).saturating_mul(std::mem::size_of::<T>()) > cache::detect().l3 / 2;
+    // In place for up to two tiles of rows: packing a panel costs about as much as using it
+    // twice (the RNN program's 16 x 256 x 256 step ran 21.4 ms packed, 18.0 ms in place, side by
+    // side). With more tiles, each panel serves several, and a packed copy in L1 serves them
+    // better than rows `ldb` apart. A B streamed from memory is packed from `PACKED_FROM_MEMORY`
+    // rows on: packing reads each row's part of a group of panels as one run of a kilobyte or
+    // more, asked for while the previous group computes, where the tiles read a slice of rows
+    // side by side, a cache line or two of each at a time (8 x 4096 x 4096 read B at 20 GB/s so,
+    // a third of what a matrix-vector product reaches).
+    let direct = in_place::<SB, T>(b, bst)
+        .filter(|_| m <= 2 * mr && !(from_memory && m >= PACKED_FROM_MEMORY));
     let kc = match direct {
         Some(_) if from_memory => k.div_ceil(k.div_ceil(STREAMED_ROWS.min(kc))),
         _ => kc,
@@ -1382,7 +1393,8 @@ mod tests {
 
     /// Every plan `gemm` chooses (one row: vector-matrix, split by columns, or by rows of B
     /// when B streams from memory; a few rows: columns split, B in place
-    /// or packed per panel, in slices when B streams from memory; at most 8 columns: row dots,
+    /// or packed per panel, in slices when B streams from memory (packed from
+    /// `PACKED_FROM_MEMORY` rows on); at most 8 columns: row dots,
     /// or the transposed product when A cannot be read in place; the rest: rows split, B packed
     /// by rows), on every kernel this machine runs, with operands in place, transposed, read
     /// through tables that are no progression, and converted.
@@ -1398,6 +1410,7 @@ mod tests {
             (3, 100, 50),
             (9, 700, 600),
             (2, big, big),
+            (PACKED_FROM_MEMORY, big, big),
             (1, big, big),
             (100, 1, 300),
             (50, 3, 70),
