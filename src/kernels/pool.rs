@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 /// Matches the replica threads' stack: room for the deepest call chain the verifier allows.
 /// Only the pages a thread touches are ever committed.
-pub(super) const KERNEL_STACK_BYTES: usize = 64 << 20;
+const KERNEL_STACK_BYTES: usize = 64 << 20;
 
 fn pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
@@ -41,7 +41,7 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
 /// 2.7-3.3 ms against 2.2 ms on one thread and 1.1-1.3 ms once spread, on the 2-core Zen 4 VM);
 /// pinned, every run was spread from the first. OpenBLAS avoids the same trap by keeping its
 /// threads spinning between calls. The binding is a hint: if it fails, the worker runs unbound.
-pub(super) fn pin_worker(i: usize) {
+fn pin_worker(i: usize) {
     #[cfg(target_os = "linux")]
     {
         if std::env::var("XLA_SPEC_PIN_THREADS").is_ok_and(|v| v.trim() == "0") {
@@ -118,23 +118,7 @@ pub fn run_tasks(tasks: usize, body: &(dyn Fn(usize) + Sync)) {
     match tasks {
         0 => {}
         1 => body(0),
-        _ if super::team::nested() => (0..tasks).for_each(body),
-        _ => {
-            if !super::team::run(threads(), tasks, body) {
-                install(|| (0..tasks).into_par_iter().for_each(body))
-            }
-        }
-    }
-}
-
-/// `out`'s start, shared by the tasks of `for_each_chunk`, each of which takes its own chunk.
-struct Base<T>(*mut T);
-// SAFETY: the tasks make disjoint chunks from it (see `for_each_chunk`); `T: Send` moves them.
-unsafe impl<T: Send> Sync for Base<T> {}
-impl<T> Base<T> {
-    /// (A method, so that closures capture the whole `Base`, which is `Sync`.)
-    fn at(&self, off: usize) -> *mut T {
-        self.0.wrapping_add(off)
+        _ => install(|| (0..tasks).into_par_iter().for_each(body)),
     }
 }
 
@@ -152,29 +136,11 @@ pub fn for_each_chunk<T: Send>(
         }
         return;
     }
-    if super::team::nested() {
-        for (c, s) in out.chunks_mut(chunk).enumerate() {
-            body(c * chunk, s);
-        }
-        return;
-    }
-    let n = out.len();
-    let base = Base(out.as_mut_ptr());
-    let task = |c: usize| {
-        let off = c * chunk;
-        // SAFETY: chunk `c` is `out[off..off + len]`, inside `out` (c < n / chunk rounded up),
-        // and no other task makes chunk `c` (each runs once); `out` is borrowed mutably for the
-        // whole call.
-        let s = unsafe { std::slice::from_raw_parts_mut(base.at(off), chunk.min(n - off)) };
-        body(off, s)
-    };
-    if !super::team::run(threads(), n.div_ceil(chunk), &task) {
-        install(|| {
-            out.par_chunks_mut(chunk)
-                .enumerate()
-                .for_each(|(c, s)| body(c * chunk, s))
-        });
-    }
+    install(|| {
+        out.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(c, s)| body(c * chunk, s))
+    });
 }
 
 /// A fresh vector (`pages::fresh_vec`: a recycled buffer when one of about its size is free) of
