@@ -7,6 +7,7 @@ pub mod factor;
 pub mod gemm;
 pub mod pool;
 pub mod scratch;
+mod team;
 
 use crate::literal::{C64, C128};
 use half::slice::HalfFloatSliceExt;

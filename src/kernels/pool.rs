@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 /// Matches the replica threads' stack: room for the deepest call chain the verifier allows.
 /// Only the pages a thread touches are ever committed.
-const KERNEL_STACK_BYTES: usize = 64 << 20;
+pub(super) const KERNEL_STACK_BYTES: usize = 64 << 20;
 
 fn pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
@@ -24,7 +24,9 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
         rayon::ThreadPoolBuilder::new()
             .thread_name(|i| format!("xla-spec-kernel-{i}"))
             .stack_size(KERNEL_STACK_BYTES)
-            .start_handler(pin_worker)
+            .start_handler(|i| {
+                pin_worker(i);
+            })
             .build()
             .ok()
     })
@@ -40,15 +42,16 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
 /// thread's speed or worse (a 4096 x 4096 matrix-vector product's first fifteen runs took
 /// 2.7-3.3 ms against 2.2 ms on one thread and 1.1-1.3 ms once spread, on the 2-core Zen 4 VM);
 /// pinned, every run was spread from the first. OpenBLAS avoids the same trap by keeping its
-/// threads spinning between calls. The binding is a hint: if it fails, the worker runs unbound.
-fn pin_worker(i: usize) {
+/// threads spinning between calls. The binding is a hint: if it fails, the worker runs unbound
+/// (the result says whether it held).
+pub(super) fn pin_worker(i: usize) -> bool {
     #[cfg(target_os = "linux")]
     {
         if std::env::var("XLA_SPEC_PIN_THREADS").is_ok_and(|v| v.trim() == "0") {
-            return;
+            return false;
         }
         let Some(p) = pool_threads_hint() else {
-            return;
+            return false;
         };
         // SAFETY: cpu_set_t is plain data (all-zero is the empty set); the calls only read and
         // write the set passed to them, sized by size_of.
@@ -56,21 +59,24 @@ fn pin_worker(i: usize) {
             let size = std::mem::size_of::<libc::cpu_set_t>();
             let mut allowed: libc::cpu_set_t = std::mem::zeroed();
             if libc::sched_getaffinity(0, size, &mut allowed) != 0 {
-                return;
+                return false;
             }
             let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
                 .filter(|&c| libc::CPU_ISSET(c, &allowed))
                 .collect();
             if cpus.len() < p || i >= cpus.len() {
-                return;
+                return false;
             }
             let mut one: libc::cpu_set_t = std::mem::zeroed();
             libc::CPU_SET(cpus[i], &mut one);
-            libc::sched_setaffinity(0, size, &one);
+            libc::sched_setaffinity(0, size, &one) == 0
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = i;
+    {
+        let _ = i;
+        false
+    }
 }
 
 /// The number of workers the kernel pool is built with (as rayon's builder decides it:
@@ -99,6 +105,12 @@ pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 /// inside it: `install` from outside hands a job to the pool and wakes its workers, which cost a
 /// scanned RNN's small products (asked once per product) a third of its time.
 pub fn threads() -> usize {
+    // Inside a task of the team's step every CPU is busy and nested steps run in place: work
+    // split for more threads would only pay for the split (a batch of 64 products of 128^3 ran
+    // a fifth slower when each product was cut for two threads).
+    if super::team::nested() {
+        return 1;
+    }
     match pool() {
         Some(p) => p.current_num_threads(),
         None => rayon::current_num_threads(),
@@ -118,7 +130,23 @@ pub fn run_tasks(tasks: usize, body: &(dyn Fn(usize) + Sync)) {
     match tasks {
         0 => {}
         1 => body(0),
-        _ => install(|| (0..tasks).into_par_iter().for_each(body)),
+        _ if super::team::nested() => (0..tasks).for_each(body),
+        _ => {
+            if !super::team::run(threads(), tasks, body) {
+                install(|| (0..tasks).into_par_iter().for_each(body))
+            }
+        }
+    }
+}
+
+/// `out`'s start, shared by the tasks of `for_each_chunk`, each of which takes its own chunk.
+struct Base<T>(*mut T);
+// SAFETY: the tasks make disjoint chunks from it (see `for_each_chunk`); `T: Send` moves them.
+unsafe impl<T: Send> Sync for Base<T> {}
+impl<T> Base<T> {
+    /// (A method, so that closures capture the whole `Base`, which is `Sync`.)
+    fn at(&self, off: usize) -> *mut T {
+        self.0.wrapping_add(off)
     }
 }
 
@@ -136,11 +164,29 @@ pub fn for_each_chunk<T: Send>(
         }
         return;
     }
-    install(|| {
-        out.par_chunks_mut(chunk)
-            .enumerate()
-            .for_each(|(c, s)| body(c * chunk, s))
-    });
+    if super::team::nested() {
+        for (c, s) in out.chunks_mut(chunk).enumerate() {
+            body(c * chunk, s);
+        }
+        return;
+    }
+    let n = out.len();
+    let base = Base(out.as_mut_ptr());
+    let task = |c: usize| {
+        let off = c * chunk;
+        // SAFETY: chunk `c` is `out[off..off + len]`, inside `out` (c < n / chunk rounded up),
+        // and no other task makes chunk `c` (each runs once); `out` is borrowed mutably for the
+        // whole call.
+        let s = unsafe { std::slice::from_raw_parts_mut(base.at(off), chunk.min(n - off)) };
+        body(off, s)
+    };
+    if !super::team::run(threads(), n.div_ceil(chunk), &task) {
+        install(|| {
+            out.par_chunks_mut(chunk)
+                .enumerate()
+                .for_each(|(c, s)| body(c * chunk, s))
+        });
+    }
 }
 
 /// A fresh vector (`pages::fresh_vec`: a recycled buffer when one of about its size is free) of

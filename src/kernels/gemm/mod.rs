@@ -615,11 +615,13 @@ where
 const ROWDOT_MAX_COLS: usize = 64;
 const ROWDOT_ALWAYS_COLS: usize = 16;
 
-/// Products of at most this many multiply-adds (`m n k`) run on the calling thread: waking the
-/// pool costs more than it saves. (A lower limit for the few-row plan made a 16 x 256 x 256
-/// product a fifth faster alone, but a scanned RNN that runs one per step, between element-wise
-/// ops, a quarter slower: the pool's workers then compete with the interpreter's thread.)
-pub(crate) const SMALL_PRODUCT: usize = 1 << 21;
+/// Products of at most this many multiply-adds (`m n k`) run on the calling thread: handing them
+/// out costs more than it saves. Waking the pool's sleeping workers took 14 to 17 µs a step on
+/// a 2-core VM, and the scanned RNN's two products per step (16 x 256 x 256 and 16 x 64 x 256)
+/// ran 70% slower threaded, so the limit was 2^21; the kernels' team keeps a helper awake
+/// between steps (`team`), and with it both products threaded took the program from 6.2 to 5.3
+/// ms (Zen 5, alternating runs; 2^19, threading only the larger, 5.4).
+pub(crate) const SMALL_PRODUCT: usize = 1 << 17;
 
 /// Rows of A a row-dot task takes at a time: they stay in L2 while every column block passes.
 const ROWDOT_ROWS: usize = 16;
