@@ -9,7 +9,7 @@ use crate::eval::elementwise::{Kernel2, Kernels, Typed};
 use crate::hlo::ast::{CompId, Instruction};
 use crate::hlo::attrs::ScatterAttrs;
 use crate::hlo::opcode::{BinaryOp, MovementOp, Op};
-use crate::literal::{Array, ArrayData, DataView, Literal, NativeType};
+use crate::literal::{Array, ArrayData, DataView, Literal};
 use crate::shape::{ArrayShape, Shape, row_major_strides};
 use half::{bf16, f16};
 use std::mem::MaybeUninit;
@@ -249,6 +249,12 @@ macro_rules! plain_add {
     })*};
 }
 plain_add!(f32, f64, crate::literal::C64, crate::literal::C128);
+/// XLA's `add` of PRED values is their logical or (as the element-wise add here).
+impl ScatterAdd for bool {
+    fn scatter_add(self, u: Self) -> Self {
+        self | u
+    }
+}
 impl ScatterAdd for f16 {
     fn scatter_add(self, u: Self) -> Self {
         f16::from_f32(self.to_f32() + u.to_f32())
@@ -352,6 +358,22 @@ pub fn scatter_typed<T: Copy + Send + Sync, U: Updates<T> + ?Sized>(
     !failed.load(Ordering::Relaxed)
 }
 
+/// A copy of `operand` with `updates` combined in by `combiner`; `None` when an update run could
+/// not be had.
+fn combined<T: ScatterAdd + 'static, U: Updates<T> + ?Sized>(
+    operand: &[T],
+    updates: &U,
+    plan: &ScatterPlan,
+    combiner: Combiner,
+) -> Option<Vec<T>> {
+    let mut out = crate::kernels::pool::copy_fresh(operand);
+    let ok = match combiner {
+        Combiner::Add => scatter_typed(&mut out, updates, plan, |a, b| a.scatter_add(b)),
+        Combiner::Replace => scatter_typed(&mut out, updates, plan, |_, b| b),
+    };
+    ok.then_some(out)
+}
+
 /// Scatter with a typed combiner on one operand: returns the operand with the updates combined
 /// in. The data must all be of one element type.
 pub fn scatter_fast(
@@ -360,35 +382,19 @@ pub fn scatter_fast(
     plan: &ScatterPlan,
     combiner: Combiner,
 ) -> Option<ArrayData> {
-    macro_rules! add {
+    macro_rules! go {
         ($($v:ident),*) => {
             match (operand, updates) {
                 $((ArrayData::$v(o), ArrayData::$v(u)) => {
-                    let mut out = crate::kernels::pool::copy_fresh(o);
-                    scatter_typed(&mut out, &u[..], plan, |a, b| a.scatter_add(b))
-                        .then(|| ArrayData::$v(out.into()))
+                    combined(o, &u[..], plan, combiner).map(|out| ArrayData::$v(out.into()))
                 })*
                 _ => None,
             }
         };
     }
-    match combiner {
-        Combiner::Add => add!(
-            S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64, C64, C128
-        ),
-        Combiner::Replace => {
-            if operand.ty() != updates.ty() {
-                return None;
-            }
-            let mut ok = true;
-            let out = crate::map_data!(operand, o => {
-                let mut out = crate::kernels::pool::copy_fresh(o);
-                ok &= scatter_typed(&mut out, NativeType::slice(updates)?, plan, |_, b| b);
-                out
-            });
-            ok.then_some(out)
-        }
-    }
+    go!(
+        Pred, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64, C64, C128
+    )
 }
 
 /// An operand of a mapped producer, as the evaluator holds it.
@@ -453,26 +459,17 @@ pub(super) fn scatter_fast_mapped(
     combiner: Combiner,
 ) -> Option<ArrayData> {
     macro_rules! go {
-        ($($v:ident),*; $($w:ident),*) => {
-            match (operand, kernel, combiner) {
-                $((ArrayData::$v(o), Typed::$v(kernel), Combiner::Add) => {
-                    let src = Mapped { kernel, args };
-                    let mut out = crate::kernels::pool::copy_fresh(o);
-                    scatter_typed(&mut out, &src, plan, |a, b| a.scatter_add(b))
-                        .then(|| ArrayData::$v(out.into()))
-                })*
-                $((ArrayData::$w(o), Typed::$w(kernel), Combiner::Replace) => {
-                    let src = Mapped { kernel, args };
-                    let mut out = crate::kernels::pool::copy_fresh(o);
-                    scatter_typed(&mut out, &src, plan, |_, b| b)
-                        .then(|| ArrayData::$w(out.into()))
+        ($($v:ident),*) => {
+            match (operand, kernel) {
+                $((ArrayData::$v(o), Typed::$v(kernel)) => {
+                    combined(o, &Mapped { kernel, args }, plan, combiner)
+                        .map(|out| ArrayData::$v(out.into()))
                 })*
                 _ => None,
             }
         };
     }
     go!(
-        S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64, C64, C128;
         Pred, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64, C64, C128
     )
 }

@@ -87,6 +87,45 @@ fn gather_collapsed_slice_size_zero_verifies_and_gives_zeros() {
     );
 }
 
+/// PRED updates added in take the typed loop, whose add is XLA's for PRED: logical or (an update
+/// of `false` leaves a `true` alone, and repeated indices accumulate).
+#[test]
+fn scatter_add_of_pred_is_or() {
+    let hlo = "HloModule m\nor {\n  a = pred[] parameter(0)\n  b = pred[] parameter(1)\n  ROOT s = pred[] add(a, b)\n}\nENTRY e {\n  p = pred[4] parameter(0)\n  i = s32[4,1] parameter(1)\n  u = pred[4] parameter(2)\n  ROOT s = pred[4] scatter(p, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=or\n}\n";
+    let out = eval(
+        hlo,
+        &[
+            "pred[4] {true, false, false, false}",
+            "s32[4,1] {{0}, {1}, {1}, {3}}",
+            "pred[4] {false, true, true, false}",
+        ],
+    );
+    assert_eq!(out, "pred[4] {true, true, false, false}");
+    let plan = super::scatter_plan(
+        &[4],
+        &crate::literal::Array::from_vec(vec![4, 1], vec![0i32, 1, 1, 3]).unwrap(),
+        &[4],
+        &super::ScatterDims {
+            inserted_window_dims: vec![0],
+            scatter_dims_to_operand_dims: vec![0],
+            index_vector_dim: 1,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let typed = super::scatter_fast(
+        &crate::literal::ArrayData::Pred(vec![true, false, false, false].into()),
+        &crate::literal::ArrayData::Pred(vec![false, true, true, false].into()),
+        &plan,
+        super::Combiner::Add,
+    )
+    .expect("PRED has a typed add");
+    assert_eq!(
+        crate::literal::NativeType::slice(&typed).map(<[bool]>::to_vec),
+        Some(vec![true, true, false, false])
+    );
+}
+
 /// The typed loops compute mapped updates themselves (`fused::mapped`), run by run, in every
 /// shape of run: whole rows, rows clipped to a thread's range, and single elements. (Whether the
 /// evaluator sends a scatter here is `fused`'s tests'; they compare with the op-by-op result.)
