@@ -1,0 +1,321 @@
+//! The few-row and few-column plans of the GEMM (`gemm` in the parent module picks them).
+//!
+//! Algorithm: Goto & van de Geijn's GEPP/GEMP shapes ("Anatomy of High-Performance Matrix
+//! Multiplication", ACM TOMS 2008, section 4): when A has few rows, packing B dominates and the
+//! threads split B's columns instead of A's rows, each packing the B panels it uses just before
+//! using them (`by_columns`); when B has few columns and A can be read in place, each element of
+//! A serves too few multiply-adds to pay for packing it, and C is computed as dot products of A's
+//! rows with B's columns, B packed once and transposed (`rowdot`, after the GEMV-T kernels of
+//! BLAS libraries).
+
+use super::pack::{Strided, pack_b_panels, pack_block};
+use super::*;
+use crate::kernels::scratch::Scratch;
+
+/// Products with at most this many columns can run as row dot products (`rowdot`) when A's
+/// rows can be read in place: each element of A then serves so few multiply-adds that packing A
+/// into panels (a transposition) may cost more than the product. Up to `ROWDOT_ALWAYS_COLS`
+/// they always do; above it only when the columns would leave a fifth of the tiles' lanes empty.
+/// (Measured on a Zen 4, side by side: once A's packing transposed four by four with SSE
+/// (`transpose_f32_quads`), 4096 x 64 x 4096 F32 ran at 154 GFLOP/s tiled against 128 as row
+/// dots, F64 at 76 against 68, and 4096 x 32 x 4096 F32 at 121 against 118; with the scalar
+/// packing, the row dots had been a fifth faster at 32 columns. 128 x 64 x 128 runs at half the
+/// tiled speed as row dots: each row-dot block ends in horizontal sums.)
+pub(super) const ROWDOT_MAX_COLS: usize = 64;
+pub(super) const ROWDOT_ALWAYS_COLS: usize = 16;
+
+/// Rows of A a row-dot task takes at a time: they stay in L2 while every column block passes.
+const ROWDOT_ROWS: usize = 16;
+
+/// `c[m x n] = A * B` by dot products of A's rows (read in place, `ast`) with B's columns
+/// (packed once, transposed, in blocks of an instance's width, zero-padded), the threads
+/// splitting the rows. The blocks are as wide as the widest instance; the last takes the
+/// narrowest that covers what is left.
+pub(super) fn rowdot<SB, T, FB>(
+    instances: &[RowDot<T>],
+    (adata, ast, m): (&[T], Strided, usize),
+    b: MatRef<SB>,
+    conv_b: &FB,
+    c: &mut [T],
+) where
+    SB: Copy + Send + Sync + 'static,
+    T: GemmElem,
+    FB: Fn(SB) -> T + Sync,
+{
+    let (k, n) = (b.rows.len(), b.cols.len());
+    let Some(widest) = instances.last() else {
+        return;
+    };
+    // Packed columns lie `ldb` apart: a whole number of cache lines plus one, so that the
+    // columns an instance reads side by side fall in different L1 sets (`k` a multiple of 512
+    // F64 values would put all of them, 4 KiB apart, in one set: a 4096 x 64 x 4096 F64 product
+    // ran a quarter slower or faster by where its buffer happened to start).
+    let line = (64 / std::mem::size_of::<T>().max(1)).max(1);
+    let ldb = k.next_multiple_of(line) + line;
+    // (first column, width, instance, offset of its packed columns in `bt`)
+    let mut blocks: Vec<(usize, usize, &RowDot<T>, usize)> = vec![];
+    let mut packed = 0;
+    let mut j0 = 0;
+    while j0 < n {
+        let w = widest.cols.min(n - j0);
+        let rd = instances.iter().find(|rd| rd.cols >= w).unwrap_or(widest);
+        blocks.push((j0, w, rd, packed));
+        packed += rd.cols * ldb;
+        j0 += w;
+    }
+    let mut bt = Scratch::filled(packed, T::zero());
+    let bview = b.t();
+    let bst = bview.strided();
+    for &(j0, w, _, off) in &blocks {
+        pack_block(&bview, bst, (j0, w), (0, k), &mut bt[off..], ldb, 1, conv_b);
+    }
+    let bt = &bt;
+    let small = m.saturating_mul(n).saturating_mul(k) <= SMALL_PRODUCT;
+    let threads = if small {
+        1
+    } else {
+        crate::kernels::pool::threads()
+    };
+    let rows_per = m.div_ceil(threads).div_ceil(ROWDOT_ROWS) * ROWDOT_ROWS;
+    let run = |(t, out): (usize, &mut [T])| {
+        let rows = out.len() / n;
+        let mut tmp = vec![T::zero(); widest.rows * widest.cols];
+        for g0 in (0..rows).step_by(ROWDOT_ROWS) {
+            let g1 = (g0 + ROWDOT_ROWS).min(rows);
+            for &(j0, w, rd, off) in &blocks {
+                let mut i = g0;
+                while i < g1 {
+                    let r = if g1 - i >= rd.rows { rd.rows } else { 1 };
+                    let f = if r == rd.rows { rd.f } else { rd.one };
+                    let row = t * rows_per + i;
+                    // SAFETY: rows row..row+r of A are rows of A (in `adata`, which
+                    // `in_bounds` covers) of k elements; bt holds rd.cols rows of k, ldb apart,
+                    // from `off`;
+                    // tmp holds r rows of rd.cols.
+                    unsafe {
+                        f(
+                            k,
+                            adata[ast.origin + row * ast.rs..].as_ptr(),
+                            ast.rs,
+                            bt[off..].as_ptr(),
+                            ldb,
+                            tmp.as_mut_ptr(),
+                            rd.cols,
+                        )
+                    };
+                    for (ii, src) in tmp.chunks(rd.cols).take(r).enumerate() {
+                        let d = (i + ii) * n + j0;
+                        out[d..d + w].copy_from_slice(&src[..w]);
+                    }
+                    i += r;
+                }
+            }
+        }
+    };
+    if threads == 1 {
+        run((0, c));
+    } else {
+        crate::kernels::pool::for_each_chunk(c, rows_per * n, &|off, out| {
+            run((off / (rows_per * n), out))
+        });
+    }
+}
+
+/// Rows of B per slice when a few-row product streams B from memory in place.
+const STREAMED_ROWS: usize = 16;
+
+/// Products of at least this many rows pack a B they stream from memory rather than read it in
+/// place (`by_columns`). Medians of alternating runs on Zen 5, B 4096 x 4096: 8 rows on AVX-512
+/// F32 94 -> 113 GFLOP/s, F64 45 -> 59, on AVX2 F32 +4%, F64 +12%; 16 rows on AVX-512 143 ->
+/// 185, on AVX2 level; 4 rows on AVX-512 +8% but on AVX2 -7%, so fewer rows stay in place.
+pub(super) const PACKED_FROM_MEMORY: usize = 8;
+
+/// The plan for few rows (fewer than two tiles a thread): each thread takes a range of B's
+/// micro-panels and packs each one just before using it on every row of A (which it packs
+/// whole, being small). Nothing is shared but the read-only operands.
+pub(super) fn by_columns<SB, T, PA, FB>(
+    kern: &MicroKernel<T>,
+    a: &PA,
+    b: &MatRef<SB>,
+    bst: Option<Strided>,
+    conv_b: &FB,
+    c: &mut [T],
+    threads: usize,
+) where
+    SB: Copy + Send + Sync + 'static,
+    T: GemmElem,
+    PA: PackA<T>,
+    FB: Fn(SB) -> T + Sync,
+{
+    let (m, k, n) = (a.rows(), a.cols(), b.cols.len());
+    let MicroKernel { mr, nr, kc, .. } = *kern;
+    let panels = n.div_ceil(nr);
+    let tasks = threads.min(panels);
+    let shared = SharedC(c.as_mut_ptr());
+    // Read in place from memory (B larger than half of L3), B streams best a few rows at a time:
+    // the panels of one slice of rows are visited left to right, so each of its rows is read as
+    // one sequential run. From cache, the usual slices pay less per call.
+    let from_memory =
+        k.saturating_mul(n).saturating_mul(std::mem::size_of::<T>()) > cache::detect().l3 / 2;
+    // In place for up to two tiles of rows: packing a panel costs about as much as using it
+    // twice (the RNN program's 16 x 256 x 256 step ran 21.4 ms packed, 18.0 ms in place, side by
+    // side). With more tiles, each panel serves several, and a packed copy in L1 serves them
+    // better than rows `ldb` apart. A B streamed from memory is packed from `PACKED_FROM_MEMORY`
+    // rows on: packing reads each row's part of a group of panels as one run of a kilobyte or
+    // more, asked for while the previous group computes, where the tiles read a slice of rows
+    // side by side, a cache line or two of each at a time (8 x 4096 x 4096 read B at 20 GB/s so,
+    // a third of what a matrix-vector product reaches).
+    let direct = in_place::<SB, T>(b, bst)
+        .filter(|_| m <= 2 * mr && !(from_memory && m >= PACKED_FROM_MEMORY));
+    let kc = match direct {
+        Some(_) if from_memory => k.div_ceil(k.div_ceil(STREAMED_ROWS.min(kc))),
+        _ => kc,
+    };
+    if let (1, Some((data, s))) = (m, direct) {
+        // One row: a vector-matrix product over each task's columns, B streamed row by row.
+        let mut x = vec![T::zero(); k];
+        a.pack(0, 1, 0, k, 1, &mut x);
+        let x = &x;
+        if from_memory && tasks > 1 && k >= 2 * tasks {
+            // B streamed from memory: each task takes a contiguous range of B's rows, one
+            // sequential stream per thread (splitting the columns gave each thread `R` streams
+            // of half rows, which kept less of the memory bandwidth busy), into a row of sums
+            // of its own; the rows are added at the end (a dot's order of summation is free).
+            let mut part = vec![T::zero(); (tasks - 1) * n];
+            let parts = SharedC(part.as_mut_ptr());
+            let task = |t: usize| {
+                let (p0, p1) = (t * k / tasks, (t + 1) * k / tasks);
+                let y = if t == 0 {
+                    shared.at(0)
+                } else {
+                    parts.at((t - 1) * n)
+                };
+                // SAFETY: B's rows p0..p1 and columns 0..n are elements of B, inside `data`
+                // (`in_bounds`); C's one row (task 0) and the task's row of `part` are written
+                // by this task alone.
+                unsafe {
+                    (kern.vecmat)(
+                        p1 - p0,
+                        x[p0..].as_ptr(),
+                        data[s.origin + p0 * s.rs..].as_ptr(),
+                        s.rs,
+                        y,
+                        n,
+                        false,
+                    )
+                };
+            };
+            crate::kernels::pool::run_tasks(tasks, &task);
+            for row in part.chunks_exact(n) {
+                for (d, &v) in c.iter_mut().zip(row) {
+                    *d = T::plus(*d, v);
+                }
+            }
+            return;
+        }
+        let task = |t: usize| {
+            let (j0, j1) = (
+                t * panels / tasks * nr,
+                ((t + 1) * panels / tasks * nr).min(n),
+            );
+            // SAFETY: B's rows 0..k and columns j0..j1 are elements of B, inside `data`
+            // (`in_bounds`); columns j0..j1 of C's one row belong to this task alone.
+            unsafe {
+                (kern.vecmat)(
+                    k,
+                    x.as_ptr(),
+                    data[s.origin + j0..].as_ptr(),
+                    s.rs,
+                    shared.at(j0),
+                    j1 - j0,
+                    false,
+                )
+            };
+        };
+        crate::kernels::pool::run_tasks(tasks, &task);
+        return;
+    }
+    // Packed B panels are made a group at a time: a row-major B is then read in runs of the
+    // group's width, where one panel at a time would read `nr` elements from each of `kc` rows
+    // a whole row apart (a page apart for wide B), which the hardware prefetcher does not follow.
+    // The group takes half of L2, beside the A panels.
+    let group = (cache::detect().l2 / 2 / (nr * kc * std::mem::size_of::<T>()).max(1)).max(1);
+    let task = |t: usize| {
+        let (p0, p1) = (t * panels / tasks, (t + 1) * panels / tasks);
+        let mpanels = m.div_ceil(mr);
+        // (Both zeroed below where padding needs it.)
+        let mut apack = Scratch::stale(mpanels * mr * kc, T::zero());
+        let panels_kept = if direct.is_some() {
+            1
+        } else {
+            group.min(p1 - p0)
+        };
+        let mut bp = Scratch::stale(nr * kc * panels_kept, T::zero());
+        let mut tmp = vec![T::zero(); mr * nr];
+        for pc in (0..k).step_by(kc) {
+            let kcb = kc.min(k - pc);
+            apack.iter_mut().for_each(|x| *x = T::zero());
+            for (ip, panel) in apack.chunks_mut(mr * kcb).take(mpanels).enumerate() {
+                let r0 = ip * mr;
+                a.pack(r0, mr.min(m - r0), pc, kcb, mr, panel);
+            }
+            let mut packed = (0, 0);
+            for jp in p0..p1 {
+                let j0 = jp * nr;
+                let w = nr.min(n - j0);
+                // A full panel of a row-major B of the accumulator's type is read where it is:
+                // each of its elements is used by these few rows only, so a packed copy would
+                // cost as much as the product. Others are packed, a group just before its use.
+                let panel = match direct {
+                    Some((data, s)) if w == nr => {
+                        // In bounds: rows pc..pc+kcb and columns j0..j0+nr are elements of B,
+                        // whose every element `in_bounds` proved inside `data`.
+                        (data[s.origin + pc * s.rs + j0..].as_ptr(), s.rs)
+                    }
+                    Some(_) => {
+                        bp.iter_mut().for_each(|x| *x = T::zero());
+                        pack_block(b, bst, (pc, kcb), (j0, w), &mut bp, nr, 1, conv_b);
+                        (bp.as_ptr(), nr)
+                    }
+                    None => {
+                        if !(packed.0..packed.1).contains(&jp) {
+                            packed = (jp, (jp + group).min(p1));
+                            let len = (packed.1 - packed.0) * nr * kcb;
+                            if packed.1 * nr > n {
+                                bp[..len].iter_mut().for_each(|x| *x = T::zero());
+                            }
+                            pack_b_panels(b, bst, (pc, kcb), (0, n), packed, nr, &mut bp, conv_b);
+                        }
+                        // While this group's products run, the next group's rows of B are
+                        // asked for, a slice per panel, so that its packing finds them in L2
+                        // (4096 x 64 x 4096 with AVX2, side by side: F32 121 -> 134 GFLOP/s
+                        // mean, F64 62 -> 65; AVX-512 F32 level).
+                        let (q, len) = (jp - packed.0, packed.1 - packed.0);
+                        let next = (packed.1 * nr, ((packed.1 + group).min(p1) * nr).min(n));
+                        if next.1 > next.0 {
+                            let rows = (pc + q * kcb / len, pc + (q + 1) * kcb / len);
+                            pack::prefetch_b_rows(b, bst, rows, next);
+                        }
+                        (bp[(jp - packed.0) * nr * kcb..].as_ptr(), nr)
+                    }
+                };
+                // SAFETY: columns j0..j0+w of every row of C belong to this task alone (its
+                // panel range); C has m rows of stride n; the panel has kcb rows of nr.
+                unsafe {
+                    panel_tiles(
+                        kern,
+                        kcb,
+                        &apack,
+                        None,
+                        m,
+                        panel,
+                        (shared.at(j0), n, w),
+                        pc > 0,
+                        &mut tmp,
+                    )
+                };
+            }
+        }
+    };
+    crate::kernels::pool::run_tasks(tasks, &task);
+}

@@ -1,0 +1,465 @@
+use super::cache::DEFAULT;
+use super::few_rows::PACKED_FROM_MEMORY;
+use super::*;
+
+fn naive(m: usize, n: usize, k: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
+    let mut c = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            c[i * n + j] = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+        }
+    }
+    c
+}
+
+/// Row-major `a[m x k] * b[k x n]` through `gemm`.
+fn row_major<T: GemmElem>(
+    kern: &MicroKernel<T>,
+    dims: (usize, usize, usize),
+    a: &[T],
+    b: &[T],
+) -> Vec<T> {
+    let (m, n, k) = dims;
+    let (ar, ac) = row_major_tables(m, k);
+    let (br, bc) = row_major_tables(k, n);
+    let mut c = vec![T::zero(); m * n];
+    gemm(
+        kern,
+        MatRef {
+            data: a,
+            base: 0,
+            rows: &ar,
+            cols: &ac,
+        },
+        MatRef {
+            data: b,
+            base: 0,
+            rows: &br,
+            cols: &bc,
+        },
+        |x| x,
+        |x| x,
+        &mut c,
+    );
+    c
+}
+
+fn check_f32(kernel: &MicroKernel<f32>, m: usize, n: usize, k: usize) {
+    let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
+    let b: Vec<f32> = (0..k * n)
+        .map(|i| ((i * 104729) % 11) as f32 - 5.0)
+        .collect();
+    let c = row_major(kernel, (m, n, k), &a, &b);
+    let ran = kernel.kind;
+    let a64: Vec<f64> = a.iter().map(|&x| x as f64).collect();
+    let b64: Vec<f64> = b.iter().map(|&x| x as f64).collect();
+    let want = naive(m, n, k, &a64, &b64);
+    // Small integers: every partial sum is exact, so any order gives the same answer.
+    for (i, (&g, &w)) in c.iter().zip(&want).enumerate() {
+        assert_eq!(
+            g as f64,
+            w,
+            "kernel {} m={m} n={n} k={k} at {i}",
+            ran.name()
+        );
+    }
+}
+
+/// How an operand is stored and read in `every_plan_matches_naive`.
+#[derive(Clone, Copy, Debug)]
+enum Store {
+    /// Row-major, read in place where a plan can.
+    RowMajor,
+    /// Column-major: the tables of a transposed view.
+    ColMajor,
+    /// Row-major with its rows listed in reverse: tables that are no progression.
+    Reversed,
+    /// Held as f64 and converted: never read in place by an f32 kernel.
+    Converted,
+}
+
+/// Offsets of a `rows x cols` matrix stored as `st` (element (i, j) at `base + r[i] + c[j]`).
+fn tables(rows: usize, cols: usize, st: Store) -> (Vec<usize>, Vec<usize>) {
+    match st {
+        Store::RowMajor | Store::Converted => row_major_tables(rows, cols),
+        Store::ColMajor => ((0..rows).collect(), (0..cols).map(|j| j * rows).collect()),
+        Store::Reversed => (
+            (0..rows).rev().map(|i| i * cols).collect(),
+            (0..cols).collect(),
+        ),
+    }
+}
+
+/// `a[m x k] * b[k x n]` with the operands stored as given, against the naive sum (small
+/// integers, so every order of summation gives the same f32).
+fn check_plan(kern: &MicroKernel<f32>, (m, n, k): (usize, usize, usize), sa: Store, sb: Store) {
+    let av: Vec<f64> = (0..m * k).map(|i| ((i * 7919) % 13) as f64 - 6.0).collect();
+    let bv: Vec<f64> = (0..k * n)
+        .map(|i| ((i * 104729) % 11) as f64 - 5.0)
+        .collect();
+    let (ar, ac) = tables(m, k, sa);
+    let (br, bc) = tables(k, n, sb);
+    let a32: Vec<f32> = av.iter().map(|&x| x as f32).collect();
+    let b32: Vec<f32> = bv.iter().map(|&x| x as f32).collect();
+    let mut c = vec![0f32; m * n];
+    let a64 = MatRef {
+        data: &av,
+        base: 0,
+        rows: &ar,
+        cols: &ac,
+    };
+    let b64 = MatRef {
+        data: &bv,
+        base: 0,
+        rows: &br,
+        cols: &bc,
+    };
+    let a = MatRef {
+        data: &a32,
+        base: 0,
+        rows: &ar,
+        cols: &ac,
+    };
+    let b = MatRef {
+        data: &b32,
+        base: 0,
+        rows: &br,
+        cols: &bc,
+    };
+    match (sa, sb) {
+        (Store::Converted, Store::Converted) => {
+            gemm(kern, a64, b64, |x| x as f32, |x| x as f32, &mut c)
+        }
+        (Store::Converted, _) => gemm(kern, a64, b, |x| x as f32, |x| x, &mut c),
+        (_, Store::Converted) => gemm(kern, a, b64, |x| x, |x| x as f32, &mut c),
+        _ => gemm(kern, a, b, |x| x, |x| x, &mut c),
+    };
+    for i in 0..m {
+        for j in 0..n {
+            let want: f64 = (0..k).map(|p| a64.at(i, p) * b64.at(p, j)).sum();
+            assert_eq!(
+                c[i * n + j] as f64,
+                want,
+                "kernel {} {m}x{n}x{k} A {sa:?} B {sb:?} at ({i}, {j})",
+                kern.kind.name()
+            );
+        }
+    }
+}
+
+/// Every plan `gemm` chooses (one row: vector-matrix, split by columns, or by rows of B
+/// when B streams from memory; a few rows: columns split, B in place
+/// or packed per panel, in slices when B streams from memory (packed from
+/// `PACKED_FROM_MEMORY` rows on); at most 8 columns: row dots,
+/// or the transposed product when A cannot be read in place; the rest: rows split, B packed
+/// by rows), on every kernel this machine runs, with operands in place, transposed, read
+/// through tables that are no progression, and converted.
+#[test]
+fn every_plan_matches_naive() {
+    use Store::*;
+    let stores = [RowMajor, ColMajor, Reversed, Converted];
+    // B larger than half of L3 makes a few-row product stream it in slices.
+    let big = ((cache::detect().l3 / 2 / 4) as f64).sqrt() as usize + 8;
+    let shapes = [
+        (1, 300, 77),
+        (1, 5, 3),
+        (3, 100, 50),
+        (9, 700, 600),
+        (2, big, big),
+        (PACKED_FROM_MEMORY, big, big),
+        (1, big, big),
+        (100, 1, 300),
+        (50, 3, 70),
+        (33, 8, 129),
+        (700, 5, 900),
+        (301, 9, 50),
+        (64, 200, 513),
+        (129, 130, 131),
+        (130, 64, 77),
+        (70, 17, 40),
+        (96, 300, 65),
+        // Two tiles of 8 rows; B packed a group of panels at a time, several
+        // groups and a partial panel; row dots for many empty lanes (33 and 24 columns of
+        // 32-wide tiles), and not for 32 columns.
+        (16, 256, 256),
+        (20, 1100, 300),
+        (40, 33, 2100),
+        (200, 24, 30),
+        (200, 32, 30),
+    ];
+    for kern in MicroKernel::<f32>::available() {
+        for &shape in &shapes {
+            for sa in stores {
+                for sb in stores {
+                    // The big shape only in place (it is there for the streamed plan).
+                    if shape.1 == big && !matches!((sa, sb), (RowMajor, RowMajor)) {
+                        continue;
+                    }
+                    check_plan(&kern, shape, sa, sb);
+                }
+            }
+        }
+    }
+}
+
+/// The packing's gather (the SSE transposition for F32, four rows by four columns, and
+/// the scalar loop for other types and the last columns) puts `rows[i][j]` at
+/// `dst[j * dj + i]` and writes nothing else.
+#[test]
+fn gathered_panels_are_the_rows_side_by_side() {
+    fn check<T: Copy + PartialEq + std::fmt::Debug + 'static>(of: fn(usize) -> T, fill: T) {
+        for h in [4usize, 6, 8, 12, 16, 32, 5] {
+            for w in [0usize, 1, 3, 4, 5, 15, 16, 17, 33, 64] {
+                let data: Vec<T> = (0..h * 70).map(of).collect();
+                let runs: Vec<&[T]> = (0..h).map(|i| &data[i * 70 + 2..i * 70 + 2 + w]).collect();
+                let dj = h + 3;
+                let mut dst = vec![fill; w * dj + h];
+                gather(&runs, w, &mut dst, dj, &|x| x);
+                for (o, &x) in dst.iter().enumerate() {
+                    let (j, i) = (o / dj, o % dj);
+                    let want = if j < w && i < h {
+                        data[i * 70 + 2 + j]
+                    } else {
+                        fill
+                    };
+                    assert_eq!(x, want, "h {h} w {w} at {o}");
+                }
+            }
+        }
+    }
+    check(|i| i as f32 + 0.5, -1.0f32);
+    check(|i| i as f64 + 0.5, -1.0f64);
+    check(|i| i as i64, -1i64);
+}
+
+/// Row blocks: whole tiles, a multiple of the threads in number, and rounded down rather
+/// than halved (the cases measured in `row_block`'s comment).
+#[test]
+fn row_blocks_stay_near_the_cache_block() {
+    // 1024 rows, MC 480, 2 threads: 4 blocks of 256 would be half of MC; 2 of 512 are
+    // 7% over it.
+    assert_eq!(row_block(1024, 480, 6, 2), 516);
+    // 512 rows of F64, MC 240: 2 blocks of 258 instead of 4 of 132.
+    assert_eq!(row_block(512, 240, 6, 2), 258);
+    // 2048 rows, MC 480: 6 blocks of 342 are three fifths of MC or more: kept.
+    assert_eq!(row_block(2048, 480, 6, 2), 342);
+    // Rounding down would overflow MC by more than an eighth (2 of 552): kept at 4 of 276.
+    assert_eq!(row_block(1100, 480, 6, 2), 276);
+    // Fewer rows than one block per thread, one thread, degenerate sizes.
+    assert_eq!(row_block(100, 480, 6, 2), 54);
+    assert_eq!(row_block(1000, 480, 6, 1), 336);
+    assert_eq!(row_block(10, 0, 4, 0), 4);
+    for (m, mc, mr, t) in [
+        (1usize, 1usize, 1usize, 1usize),
+        (4096, 480, 6, 2),
+        (999, 240, 12, 3),
+    ] {
+        let h = row_block(m, mc, mr, t);
+        assert!(h.is_multiple_of(mr) && h > 0, "{m} {mc} {mr} {t}: {h}");
+    }
+}
+
+#[test]
+fn caches_give_block_sizes_in_whole_tiles() {
+    for c in [
+        DEFAULT,
+        Caches {
+            l1d: 48 << 10,
+            l2: 2 << 20,
+            l3: 105 << 20,
+            l1d_ways: 12,
+            source: "test",
+        },
+        Caches {
+            l1d: 4 << 10,
+            l2: 64 << 10,
+            l3: 64 << 10,
+            l1d_ways: 4,
+            source: "test",
+        },
+    ] {
+        for (mr, nr, elem) in [(12, 32, 4), (6, 16, 4), (12, 16, 8), (4, 4, 8)] {
+            let b = Blocks::for_caches(&c, mr, nr, elem);
+            assert!(b.kc >= 64 && b.kc.is_multiple_of(8), "{c:?} {b:?}");
+            assert!(b.mc >= mr && b.mc.is_multiple_of(mr), "{c:?} {b:?}");
+            assert!(b.nc >= nr && b.nc.is_multiple_of(nr), "{c:?} {b:?}");
+        }
+    }
+    // The B micro-panel fills twice L1 (up to the cap); the A block and one B micro-panel
+    // fit in L2.
+    let b = Blocks::for_caches(&DEFAULT, 12, 32, 4);
+    assert_eq!(b.kc, 2 * DEFAULT.l1d / (32 * 4));
+    assert!(b.mc * b.kc * 4 + b.kc * 32 * 4 <= DEFAULT.l2);
+    assert!(b.mc * b.kc * 4 > DEFAULT.l2 / 2);
+}
+
+#[test]
+fn tables_that_are_progressions_are_recognised() {
+    assert_eq!(progression(&[]), None);
+    assert_eq!(progression(&[7]), Some((7, 0)));
+    assert_eq!(progression(&[3, 5, 7, 9]), Some((3, 2)));
+    assert_eq!(progression(&[4, 4, 4]), Some((4, 0)));
+    assert_eq!(progression(&[3, 5, 8]), None);
+    assert_eq!(progression(&[9, 5, 1]), None);
+    // Long tables (the vectorised check), with one element off anywhere.
+    let long: Vec<usize> = (0..1000).map(|i| 17 + 3 * i).collect();
+    assert_eq!(progression(&long), Some((17, 3)));
+    for bad in [2, 500, 998, 999] {
+        let mut t = long.clone();
+        t[bad] += 1;
+        assert_eq!(progression(&t), None, "element {bad} off");
+    }
+    // Terms at the top of usize, and a step whose later terms would overflow.
+    assert_eq!(
+        progression(&[usize::MAX - 1, usize::MAX]),
+        Some((usize::MAX - 1, 1))
+    );
+    let half = usize::MAX / 2 + 1;
+    assert_eq!(progression(&[0, half, 0]), None);
+}
+
+#[test]
+fn block_override_parses_three_positive_sizes_only() {
+    assert_eq!(parse_blocks("192,288,4096"), Some((192, 288, 4096)));
+    assert_eq!(parse_blocks(" 64 , 32 ,1 "), Some((64, 32, 1)));
+    for bad in [
+        "",
+        "1,2",
+        "1,2,3,4",
+        "0,1,1",
+        "a,b,c",
+        "-1,2,3",
+        "1,2,99999999",
+    ] {
+        assert_eq!(parse_blocks(bad), None, "{bad:?}");
+    }
+}
+
+#[test]
+fn odd_block_sizes_still_compute_the_product() {
+    // Blocks smaller than a tile, and not multiples of it, only change the loop bounds.
+    let kernel = MicroKernel::<f64>::best();
+    for (kc, mc, nc) in [(1, 1, 1), (5, 7, 3), (33, 100, 17)] {
+        let k = MicroKernel {
+            kc,
+            mc,
+            nc,
+            ..kernel
+        };
+        let (m, n, kk) = (19, 23, 37);
+        let a: Vec<f64> = (0..m * kk).map(|i| (i % 7) as f64 - 3.0).collect();
+        let b: Vec<f64> = (0..kk * n).map(|i| (i % 5) as f64 - 2.0).collect();
+        assert_eq!(row_major(&k, (m, n, kk), &a, &b), naive(m, n, kk, &a, &b));
+    }
+    // Large enough for the threads (more than SMALL_PRODUCT): several column blocks with a
+    // partial last panel, several slices of k and row blocks, so that the tasks pack B's
+    // panel groups for each other.
+    let nr = kernel.nr;
+    for (kc, mc, nc) in [(40, 3 * kernel.mr, 3 * nr + 5), (64, 2 * kernel.mr, 8 * nr)] {
+        let k = MicroKernel {
+            kc,
+            mc,
+            nc,
+            ..kernel
+        };
+        let (m, n, kk) = (150, 9 * nr + 7, 130);
+        assert!(m * n * kk > SMALL_PRODUCT);
+        let a: Vec<f64> = (0..m * kk).map(|i| (i % 7) as f64 - 3.0).collect();
+        let b: Vec<f64> = (0..kk * n).map(|i| (i % 5) as f64 - 2.0).collect();
+        assert_eq!(row_major(&k, (m, n, kk), &a, &b), naive(m, n, kk, &a, &b));
+    }
+}
+
+#[test]
+fn every_available_f32_kernel_matches_naive() {
+    for kern in MicroKernel::<f32>::available() {
+        eprintln!("gemm f32 kernel that ran: {}", kern.kind.name());
+        for &(m, n, k) in &[
+            (1, 1, 1),
+            (13, 33, 7),
+            (67, 65, 300),
+            (300, 70, 3),
+            (5, 1, 9),
+        ] {
+            check_f32(&kern, m, n, k);
+        }
+    }
+}
+
+/// Products with a few column panels and enough rows for row blocks read A in place
+/// (`by_rows`, `MicroKernel::rows`): every kernel, A contiguous and as a block of a wider
+/// matrix (rows `lda` apart, an offset origin), several slices of k, a last row tile shorter
+/// than the kernel's (packed) and a last panel narrower than `nr` (through `tmp`).
+#[test]
+fn products_reading_a_in_place_match_naive() {
+    for kern in MicroKernel::<f64>::available() {
+        assert!(kern.rows.is_some(), "{}", kern.kind.name());
+        let kern = MicroKernel { kc: 96, ..kern };
+        let nr = kern.nr;
+        for (m, n, k, lda, origin) in [
+            (211, 3 * nr + nr / 2 + 1, 700, 700, 0),
+            (150, nr, 301, 301, 0),
+            (203, 2 * nr + 1, 257, 263, 5),
+            (130, 7 * nr + 3, 200, 205, 3),
+        ] {
+            assert!(n > nr / 2 && n <= DIRECT_A_PANELS * nr);
+            let data: Vec<f64> = (0..origin + m * lda)
+                .map(|i| ((i * 31) % 9) as f64 - 4.0)
+                .collect();
+            let a: Vec<f64> = (0..m * k)
+                .map(|x| data[origin + (x / k) * lda + x % k])
+                .collect();
+            let b: Vec<f64> = (0..k * n).map(|i| ((i * 17) % 7) as f64 - 3.0).collect();
+            let rows: Vec<usize> = (0..m).map(|i| i * lda).collect();
+            let cols: Vec<usize> = (0..k).collect();
+            let (br, bc) = row_major_tables(k, n);
+            let mut c = vec![0.0; m * n];
+            gemm(
+                &kern,
+                MatRef {
+                    data: &data,
+                    base: origin,
+                    rows: &rows,
+                    cols: &cols,
+                },
+                MatRef {
+                    data: &b,
+                    base: 0,
+                    rows: &br,
+                    cols: &bc,
+                },
+                |x| x,
+                |x| x,
+                &mut c,
+            );
+            assert_eq!(
+                c,
+                naive(m, n, k, &a, &b),
+                "kernel {} {m}x{n}x{k} lda {lda}",
+                kern.kind.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn every_available_f64_kernel_matches_naive() {
+    for kern in MicroKernel::<f64>::available() {
+        eprintln!("gemm f64 kernel that ran: {}", kern.kind.name());
+        for &(m, n, k) in &[(1, 1, 1), (25, 17, 9), (50, 41, 260)] {
+            let a: Vec<f64> = (0..m * k).map(|i| ((i * 31) % 9) as f64 - 4.0).collect();
+            let b: Vec<f64> = (0..k * n).map(|i| ((i * 17) % 7) as f64 - 3.0).collect();
+            let c = row_major(&kern, (m, n, k), &a, &b);
+            assert_eq!(c, naive(m, n, k, &a, &b), "kernel {}", kern.kind.name());
+        }
+    }
+}
+
+#[test]
+fn this_machine_has_a_vector_kernel_when_the_cpu_says_so() {
+    let best = MicroKernel::<f32>::best();
+    eprintln!("best f32 kernel here: {}", best.kind.name());
+    if KernelKind::Avx512.available() && std::env::var("XLA_SPEC_GEMM_KERNEL").is_err() {
+        assert_eq!(best.kind, KernelKind::Avx512);
+    }
+}
