@@ -1,6 +1,6 @@
 //! The HLO text front end: the module representation (`ast`), typed attributes and ops (`attrs`,
-//! `opcode`), the parser and the printer. Shape inference and constraint checking live one layer
-//! up, in `crate::verify`.
+//! `opcode`), the parser and the printer. Nothing here checks shapes or constraints: that is the
+//! next layer's work, built on these types.
 
 pub mod ast;
 pub mod attrs;
