@@ -9,6 +9,10 @@
 //! own whose workers only ever wait for other kernel work. Its threads get the replica threads'
 //! stack size, because a parallel reduction or sort evaluates its `to_apply` computation, which
 //! may call others, on them.
+//!
+//! The short steps (`run_tasks`, `for_each_chunk`) go first to the kernels' team (`team`):
+//! helpers bound one per CPU that stay awake between steps, with the caller taking tasks too.
+//! Waking this pool's sleeping workers for every step cost 14 to 17 µs a step on a 2-core VM.
 
 use rayon::prelude::*;
 use std::sync::OnceLock;
@@ -53,20 +57,16 @@ pub(super) fn pin_worker(i: usize) -> bool {
         let Some(p) = pool_threads_hint() else {
             return false;
         };
-        // SAFETY: cpu_set_t is plain data (all-zero is the empty set); the calls only read and
-        // write the set passed to them, sized by size_of.
+        let Some(cpus) = allowed_cpus() else {
+            return false;
+        };
+        if cpus.len() < p || i >= cpus.len() {
+            return false;
+        }
+        // SAFETY: cpu_set_t is plain data (all-zero is the empty set); the call only reads the
+        // set passed to it, sized by size_of.
         unsafe {
             let size = std::mem::size_of::<libc::cpu_set_t>();
-            let mut allowed: libc::cpu_set_t = std::mem::zeroed();
-            if libc::sched_getaffinity(0, size, &mut allowed) != 0 {
-                return false;
-            }
-            let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
-                .filter(|&c| libc::CPU_ISSET(c, &allowed))
-                .collect();
-            if cpus.len() < p || i >= cpus.len() {
-                return false;
-            }
             let mut one: libc::cpu_set_t = std::mem::zeroed();
             libc::CPU_SET(cpus[i], &mut one);
             libc::sched_setaffinity(0, size, &one) == 0
@@ -75,6 +75,39 @@ pub(super) fn pin_worker(i: usize) -> bool {
     #[cfg(not(target_os = "linux"))]
     {
         let _ = i;
+        false
+    }
+}
+
+/// The CPUs the calling thread may run on, in order (`None` when they cannot be told).
+#[cfg(target_os = "linux")]
+fn allowed_cpus() -> Option<Vec<usize>> {
+    // SAFETY: cpu_set_t is plain data (all-zero is the empty set); the call only writes the set
+    // passed to it, sized by size_of.
+    unsafe {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, size, &mut allowed) != 0 {
+            return None;
+        }
+        Some(
+            (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &allowed))
+                .collect(),
+        )
+    }
+}
+
+/// Whether the pool has exactly one worker per CPU this thread may use (the default), so that
+/// one helper bound to each CPU adds no thread the user did not ask for (`team`).
+pub(super) fn one_thread_per_cpu(threads: usize) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        allowed_cpus().is_some_and(|c| c.len() == threads)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = threads;
         false
     }
 }
@@ -118,8 +151,9 @@ pub fn threads() -> usize {
     .max(1)
 }
 
-/// Runs `body(t)` for every `t` in `0..tasks`: on the kernel pool when there are several, on the
-/// calling thread when there is one.
+/// Runs `body(t)` for every `t` in `0..tasks`: when there are several, on the calling thread and
+/// the kernels' team (`team`), or on the kernel pool when the team is busy or unavailable; in
+/// place inside a team task; on the calling thread when there is one.
 ///
 /// The parallel helpers here take their work as `&dyn Fn`, so that rayon's machinery is compiled
 /// once per element type instead of once per operation: with every element-wise operation and

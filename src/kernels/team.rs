@@ -17,7 +17,8 @@
 //!
 //! One caller at a time: a caller that finds the team busy, or that is itself a helper, gets
 //! `false` and uses the pool instead; so does every caller where helpers cannot be bound
-//! (`XLA_SPEC_PIN_THREADS=0`, or not Linux). A task's panic is caught where it ran and resumed
+//! (`XLA_SPEC_PIN_THREADS=0`, or not Linux) or where the pool has fewer threads than there are
+//! CPUs. A task's panic is caught where it ran and resumed
 //! on the caller once every task of the step has finished, so the step's borrowed closure is
 //! never used after `run` returns.
 
@@ -123,7 +124,9 @@ fn current_cpu() -> i64 {
 fn team(cpus: usize) -> Option<&'static Team> {
     static TEAM: OnceLock<Option<&'static Team>> = OnceLock::new();
     *TEAM.get_or_init(|| {
-        if cpus < 2 {
+        // With fewer pool threads than CPUs (`RAYON_NUM_THREADS`), a caller on a CPU without a
+        // helper would have every helper join it: more threads than asked for.
+        if cpus < 2 || !super::pool::one_thread_per_cpu(cpus) {
             return None;
         }
         // Each helper reports the CPU it is bound to (or -1) before the team exists.

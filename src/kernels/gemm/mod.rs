@@ -27,11 +27,11 @@
 //! each packing the B panels it uses just before using them, and the tile shrinks to the rows
 //! there are (`MicroKernel::for_rows`); with few columns and A readable in place, C is dot
 //! products of A's rows (`rowdot`); otherwise, with fewer columns than half a tile, `gemm`
-//! computes `C^T = B^T A^T`, which puts the long dimension where the vector lanes are. With few column panels (at
-//! most `DIRECT_A_PANELS`), each A block serves few tiles and packing it costs about as much as
-//! using it: a plain A of the accumulator's type is then read in place by the micro-kernel
-//! (`MicroKernel::rows`, the same body reading `MR` rows `lda` apart), where the L1 has the ways
-//! to hold a tile's rows at that stride.
+//! computes `C^T = B^T A^T`, which puts the long dimension where the vector lanes are. With few
+//! column panels (at most `DIRECT_A_PANELS`), each A block serves few tiles and packing it costs
+//! about as much as using it: a plain A of the accumulator's type is then read in place by the
+//! micro-kernel (`MicroKernel::rows`, the same body reading `MR` rows `lda` apart), where the L1
+//! has the ways to hold a tile's rows at that stride.
 //!
 //! The micro-kernel is chosen at run time from the CPU's features (`MicroKernel::best`): AVX-512F,
 //! AVX2+FMA, or portable scalar code; all three are one generic body (`simd::body`). Block sizes
