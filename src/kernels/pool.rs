@@ -173,13 +173,21 @@ pub fn run_tasks(tasks: usize, body: &(dyn Fn(usize) + Sync)) {
     }
 }
 
-/// `out`'s start, shared by the tasks of `for_each_chunk`, each of which takes its own chunk.
-struct Base<T>(*mut T);
-// SAFETY: the tasks make disjoint chunks from it (see `for_each_chunk`); `T: Send` moves them.
-unsafe impl<T: Send> Sync for Base<T> {}
-impl<T> Base<T> {
-    /// (A method, so that closures capture the whole `Base`, which is `Sync`.)
-    fn at(&self, off: usize) -> *mut T {
+/// A slice's start shared by parallel tasks that each write only their own disjoint part of it
+/// (`for_each_chunk`'s chunks, the GEMM's column ranges of C and panels of B), while the caller
+/// holds the `&mut` it came from for the whole step.
+#[derive(Clone, Copy)]
+pub(crate) struct SharedMut<T>(pub(crate) *mut T);
+// SAFETY: the pointer is only dereferenced by tasks writing disjoint parts, inside the borrow it
+// came from (the type's contract above); `T: Send` lets those parts move between threads.
+unsafe impl<T: Send> Send for SharedMut<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for SharedMut<T> {}
+
+impl<T> SharedMut<T> {
+    /// The element `off` places in. (A method, so that closures capture the whole `SharedMut`,
+    /// which is `Sync`, and not its raw pointer field, which is not.)
+    pub(crate) fn at(&self, off: usize) -> *mut T {
         self.0.wrapping_add(off)
     }
 }
@@ -198,29 +206,16 @@ pub fn for_each_chunk<T: Send>(
         }
         return;
     }
-    if super::team::nested() {
-        for (c, s) in out.chunks_mut(chunk).enumerate() {
-            body(c * chunk, s);
-        }
-        return;
-    }
     let n = out.len();
-    let base = Base(out.as_mut_ptr());
-    let task = |c: usize| {
+    let base = SharedMut(out.as_mut_ptr());
+    run_tasks(n.div_ceil(chunk), &|c| {
         let off = c * chunk;
         // SAFETY: chunk `c` is `out[off..off + len]`, inside `out` (c < n / chunk rounded up),
         // and no other task makes chunk `c` (each runs once); `out` is borrowed mutably for the
         // whole call.
         let s = unsafe { std::slice::from_raw_parts_mut(base.at(off), chunk.min(n - off)) };
         body(off, s)
-    };
-    if !super::team::run(threads(), n.div_ceil(chunk), &task) {
-        install(|| {
-            out.par_chunks_mut(chunk)
-                .enumerate()
-                .for_each(|(c, s)| body(c * chunk, s))
-        });
-    }
+    });
 }
 
 /// A fresh vector (`pages::fresh_vec`: a recycled buffer when one of about its size is free) of

@@ -151,7 +151,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     let MicroKernel { mr, nr, kc, .. } = *kern;
     let panels = n.div_ceil(nr);
     let tasks = threads.min(panels);
-    let shared = SharedC(c.as_mut_ptr());
+    let shared = SharedMut(c.as_mut_ptr());
     // Read in place from memory (B larger than half of L3), B streams best a few rows at a time:
     // the panels of one slice of rows are visited left to right, so each of its rows is read as
     // one sequential run. From cache, the usual slices pay less per call.
@@ -182,7 +182,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
             // of half rows, which kept less of the memory bandwidth busy), into a row of sums
             // of its own; the rows are added at the end (a dot's order of summation is free).
             let mut part = vec![T::zero(); (tasks - 1) * n];
-            let parts = SharedC(part.as_mut_ptr());
+            let parts = SharedMut(part.as_mut_ptr());
             let task = |t: usize| {
                 let (p0, p1) = (t * k / tasks, (t + 1) * k / tasks);
                 let y = if t == 0 {

@@ -45,6 +45,7 @@ mod few_rows;
 mod pack;
 pub mod simd;
 
+use crate::kernels::pool::SharedMut;
 use few_rows::{ROWDOT_ALWAYS_COLS, ROWDOT_MAX_COLS, by_columns, rowdot};
 pub(crate) use pack::{GATHER_ROWS, gather};
 use pack::{Strided, pack_b_panels, pack_block, progression};
@@ -631,23 +632,6 @@ const DIRECT_A_PANELS: usize = 8;
 /// row split, F64 55 against 67 GFLOP/s split by columns (F32 117 against 120), side by side.
 const FEW_ROWS: usize = 96;
 
-/// C as a raw pointer that column tasks share: each writes only its own columns.
-#[derive(Clone, Copy)]
-struct SharedC<T>(*mut T);
-// SAFETY: the pointer is only dereferenced inside `gemm_packed`'s column tasks, which write
-// disjoint column ranges of C while `gemm_packed` holds the `&mut [T]` it came from.
-unsafe impl<T: Send> Send for SharedC<T> {}
-// SAFETY: as above.
-unsafe impl<T: Send> Sync for SharedC<T> {}
-
-impl<T> SharedC<T> {
-    /// The element `off` places in. (A method, so that closures capture the whole `SharedC`,
-    /// which is `Sync`, and not its raw pointer field, which is not.)
-    fn at(&self, off: usize) -> *mut T {
-        self.0.wrapping_add(off)
-    }
-}
-
 /// Every tile of one A block (`mcb` rows, packed as MR-tall panels) times one B micro-panel
 /// (`w <= nr` columns, its `kcb` rows `ldb` apart): full tiles straight into C, edge tiles
 /// through `tmp`. With `direct` (the in-place kernel, the block's first row and column of A, and
@@ -849,7 +833,7 @@ fn by_rows<SB, T, PA, FB>(
         for pc in (0..k).step_by(kc) {
             let kcb = kc.min(k - pc);
             let state: Vec<AtomicU8> = (0..groups).map(|_| AtomicU8::new(FREE)).collect();
-            let shared = SharedC(bpack.as_mut_ptr());
+            let shared = SharedMut(bpack.as_mut_ptr());
             // Group `g`'s packed panels, packed first by whichever task gets there first.
             let ready = |g: usize| -> &[T] {
                 let (p0, p1) = group_range(g);
