@@ -16,7 +16,9 @@
 //! image.
 //!
 //! Columns of `A` are ordered window position major, input feature minor, so for a
-//! feature-minor (`b01f`) input the gather copies contiguous runs. When the output is
+//! feature-minor (`b01f`) input each row of a block is a few contiguous runs of the input: the
+//! GEMM takes such blocks row-major (`PackA::pack_rows`, plain copies, read by the micro-kernel
+//! that reads A rows in place) instead of as column-major panels (a transpose per panel). When the output is
 //! `b01f`-ordered and there is a single group, `C` is written straight into the result;
 //! otherwise it is scattered.
 
@@ -207,6 +209,35 @@ where
     }
     fn cols(&self) -> usize {
         self.kpos_count * self.k_in
+    }
+    fn packs_rows(&self) -> bool {
+        self.batch_minor.is_none() && self.feature_stride == 1
+    }
+    fn pack_rows(&self, r0: usize, h: usize, pc: usize, kcb: usize, panel: &mut [T]) {
+        // Each row's window positions are contiguous runs of input features: copies, with no
+        // transposing (the kernel reads the rows `kcb` apart).
+        for (ii, row) in panel.chunks_exact_mut(kcb).take(h).enumerate() {
+            let r = r0 + ii;
+            let (b, p) = (r / self.p_count, r % self.p_count);
+            let row_base = self.base + b * self.batch_stride;
+            let sp = &self.spatial[p * self.kpos_count..(p + 1) * self.kpos_count];
+            let mut q = pc;
+            while q < pc + kcb {
+                let (kp, c0) = (q / self.k_in, q % self.k_in);
+                let len = (self.k_in - c0).min(pc + kcb - q);
+                let dst = &mut row[q - pc..q - pc + len];
+                let off = sp[kp];
+                if off == NONE {
+                    dst.fill(T::zero());
+                } else {
+                    let src = row_base + off + c0;
+                    for (d, &x) in dst.iter_mut().zip(&self.lhs[src..src + len]) {
+                        *d = (self.conv)(x);
+                    }
+                }
+                q += len;
+            }
+        }
     }
     fn pack(&self, r0: usize, h: usize, pc: usize, kcb: usize, mr: usize, panel: &mut [T]) {
         if let Some(batch) = self.batch_minor {

@@ -307,6 +307,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
                         kcb,
                         &apack,
                         None,
+                        false,
                         m,
                         panel,
                         (shared.at(j0), n, w),

@@ -442,6 +442,79 @@ fn products_reading_a_in_place_match_naive() {
     }
 }
 
+/// A source that asks `by_rows` for row-major blocks (as the convolution's patches do).
+struct ByRows<'a>(Converted<'a, f64, fn(f64) -> f64>);
+
+impl PackA<f64> for ByRows<'_> {
+    fn rows(&self) -> usize {
+        self.0.rows()
+    }
+    fn cols(&self) -> usize {
+        self.0.cols()
+    }
+    fn pack(&self, r0: usize, h: usize, pc: usize, kcb: usize, mr: usize, panel: &mut [f64]) {
+        self.0.pack(r0, h, pc, kcb, mr, panel)
+    }
+    fn packs_rows(&self) -> bool {
+        true
+    }
+    fn pack_rows(&self, r0: usize, h: usize, pc: usize, kcb: usize, panel: &mut [f64]) {
+        self.0.pack_rows(r0, h, pc, kcb, panel)
+    }
+}
+
+#[test]
+fn products_of_row_major_blocks_match_naive() {
+    for kern in MicroKernel::<f64>::available() {
+        let kern = MicroKernel {
+            kc: 96,
+            mc: 5 * kern.mr,
+            ..kern
+        };
+        // Rows not a whole number of tiles (a short last tile in every block), k in slices
+        // with a thinner last one, columns with a partial panel, through tables (a transposed
+        // A) and in place.
+        for (m, n, k, transposed) in [
+            (211, 3 * kern.nr + 1, 250, false),
+            (150, kern.nr, 97, true),
+            (20 * kern.mr + 3, 2 * kern.nr - 1, 300, false),
+        ] {
+            let a: Vec<f64> = (0..m * k).map(|i| ((i * 31) % 9) as f64 - 4.0).collect();
+            let b: Vec<f64> = (0..k * n).map(|i| ((i * 17) % 7) as f64 - 3.0).collect();
+            let at: Vec<f64> = (0..m * k).map(|x| a[(x % m) * k + x / m]).collect();
+            let (rows, cols) = if transposed {
+                ((0..m).collect(), (0..k).map(|p| p * m).collect())
+            } else {
+                row_major_tables(m, k)
+            };
+            let (br, bc) = row_major_tables(k, n);
+            let src = ByRows(Converted::new(
+                MatRef {
+                    data: if transposed { &at } else { &a },
+                    base: 0,
+                    rows: &rows,
+                    cols: &cols,
+                },
+                (|x| x) as fn(f64) -> f64,
+            ));
+            let b = MatRef {
+                data: &b,
+                base: 0,
+                rows: &br,
+                cols: &bc,
+            };
+            let mut c = vec![f64::NAN; m * n];
+            gemm_packed(&kern, &src, b, |x| x, &mut c);
+            assert_eq!(
+                c,
+                naive(m, n, k, &a, b.data),
+                "kernel {} {m}x{n}x{k} transposed {transposed}",
+                kern.kind.name()
+            );
+        }
+    }
+}
+
 #[test]
 fn every_available_f64_kernel_matches_naive() {
     for kern in MicroKernel::<f64>::available() {
