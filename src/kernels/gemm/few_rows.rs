@@ -238,8 +238,12 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     // Packed B panels are made a group at a time: a row-major B is then read in runs of the
     // group's width, where one panel at a time would read `nr` elements from each of `kc` rows
     // a whole row apart (a page apart for wide B), which the hardware prefetcher does not follow.
-    // The group takes half of L2, beside the A panels.
-    let group = (cache::detect().l2 / 2 / (nr * kc * std::mem::size_of::<T>()).max(1)).max(1);
+    // The group takes a quarter of L2: while its products run, the next group's rows of B are
+    // asked into L2 as well (as many bytes again), beside the A panels. Groups of half of L2
+    // had the two evict each other: B 4096 x 4096 from memory on Zen 5 (L2 1 MiB), side by
+    // side, 8 rows AVX-512 F32 113-141 -> 134-155 GFLOP/s, F64 47-48 -> 65-71, AVX2 F32 92-99
+    // -> 104-112; 64 rows 2-8% (an eighth of L2 was no better).
+    let group = (cache::detect().l2 / 4 / (nr * kc * std::mem::size_of::<T>()).max(1)).max(1);
     let task = |t: usize| {
         let (p0, p1) = (t * panels / tasks, (t + 1) * panels / tasks);
         let mpanels = m.div_ceil(mr);
