@@ -18,9 +18,9 @@
 //! Columns of `A` are ordered window position major, input feature minor, so for a
 //! feature-minor (`b01f`) input each row of a block is a few contiguous runs of the input: the
 //! GEMM takes such blocks row-major (`PackA::pack_rows`, plain copies, read by the micro-kernel
-//! that reads A rows in place) instead of as column-major panels (a transpose per panel). When the output is
-//! `b01f`-ordered and there is a single group, `C` is written straight into the result;
-//! otherwise it is scattered.
+//! that reads A rows in place) instead of as column-major panels (a transpose per panel). When
+//! the output is `b01f`-ordered and there is a single group, `C` is written straight into the
+//! result; otherwise it is scattered.
 
 use super::gemm::{GATHER_ROWS, GemmElem, KernelKind, MatRef, MicroKernel, PackA, gemm_packed};
 use crate::shape::row_major_strides;
