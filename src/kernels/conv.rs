@@ -217,26 +217,7 @@ where
         // Each row's window positions are contiguous runs of input features: copies, with no
         // transposing (the kernel reads the rows `kcb` apart).
         for (ii, row) in panel.chunks_exact_mut(kcb).take(h).enumerate() {
-            let r = r0 + ii;
-            let (b, p) = (r / self.p_count, r % self.p_count);
-            let row_base = self.base + b * self.batch_stride;
-            let sp = &self.spatial[p * self.kpos_count..(p + 1) * self.kpos_count];
-            let mut q = pc;
-            while q < pc + kcb {
-                let (kp, c0) = (q / self.k_in, q % self.k_in);
-                let len = (self.k_in - c0).min(pc + kcb - q);
-                let dst = &mut row[q - pc..q - pc + len];
-                let off = sp[kp];
-                if off == NONE {
-                    dst.fill(T::zero());
-                } else {
-                    let src = row_base + off + c0;
-                    for (d, &x) in dst.iter_mut().zip(&self.lhs[src..src + len]) {
-                        *d = (self.conv)(x);
-                    }
-                }
-                q += len;
-            }
+            self.row_into(r0 + ii, pc, row);
         }
     }
     fn pack(&self, r0: usize, h: usize, pc: usize, kcb: usize, mr: usize, panel: &mut [T]) {
@@ -276,12 +257,7 @@ where
         // and a zeroed block per panel: a sixth of a 3x3 128-feature convolution's time.)
         let mut rows: [(usize, &[usize]); GATHER_ROWS] = [(0, &[]); GATHER_ROWS];
         for (ii, row) in rows.iter_mut().enumerate().take(h) {
-            let r = r0 + ii;
-            let (b, p) = (r / self.p_count, r % self.p_count);
-            *row = (
-                self.base + b * self.batch_stride,
-                &self.spatial[p * self.kpos_count..(p + 1) * self.kpos_count],
-            );
+            *row = self.row_source(r0 + ii);
         }
         let mut q = pc;
         while q < pc + kcb {
@@ -329,6 +305,49 @@ where
 }
 
 impl<S, F> Patches<'_, S, F> {
+    /// Where batch-major row `r` reads: the offset of its batch element, and the spatial offset
+    /// (or `NONE`) of each of its window positions.
+    fn row_source(&self, r: usize) -> (usize, &[usize]) {
+        let (b, p) = (r / self.p_count, r % self.p_count);
+        (
+            self.base + b * self.batch_stride,
+            &self.spatial[p * self.kpos_count..(p + 1) * self.kpos_count],
+        )
+    }
+
+    /// Columns `pc..pc + row.len()` of batch-major row `r`, every one written (zeros over
+    /// padding): a run of input features per window position.
+    fn row_into<T>(&self, r: usize, pc: usize, row: &mut [T])
+    where
+        S: Copy,
+        T: GemmElem,
+        F: Fn(S) -> T,
+    {
+        let (row_base, sp) = self.row_source(r);
+        let end = pc + row.len();
+        let mut q = pc;
+        while q < end {
+            let (kp, c0) = (q / self.k_in, q % self.k_in);
+            let len = (self.k_in - c0).min(end - q);
+            let dst = &mut row[q - pc..q - pc + len];
+            let off = sp[kp];
+            if off == NONE {
+                dst.fill(T::zero());
+            } else if self.feature_stride == 1 {
+                let src = row_base + off + c0;
+                for (d, &x) in dst.iter_mut().zip(&self.lhs[src..src + len]) {
+                    *d = (self.conv)(x);
+                }
+            } else {
+                let src = row_base + off + c0 * self.feature_stride;
+                for (j, d) in dst.iter_mut().enumerate() {
+                    *d = (self.conv)(self.lhs[src + j * self.feature_stride]);
+                }
+            }
+            q += len;
+        }
+    }
+
     /// `pack` for an input whose features are not adjacent: each row of the patch block is
     /// built contiguously first, then laid into the panel (`gemm::gather`).
     fn pack_strided<T>(
@@ -344,25 +363,10 @@ impl<S, F> Patches<'_, S, F> {
         T: GemmElem,
         F: Fn(S) -> T + Sync,
     {
-        let mut block = super::scratch::Scratch::filled(h * kcb, T::zero());
+        // (Every element is written by `row_into`.)
+        let mut block = super::scratch::Scratch::stale(h * kcb, T::zero());
         for (ii, row) in block.chunks_exact_mut(kcb).enumerate() {
-            let r = r0 + ii;
-            let (b, p) = (r / self.p_count, r % self.p_count);
-            let row_base = self.base + b * self.batch_stride;
-            let sp = &self.spatial[p * self.kpos_count..(p + 1) * self.kpos_count];
-            let mut q = pc;
-            while q < pc + kcb {
-                let (kp, c0) = (q / self.k_in, q % self.k_in);
-                let len = (self.k_in - c0).min(pc + kcb - q);
-                let off = sp[kp];
-                if off != NONE {
-                    let src = row_base + off + c0 * self.feature_stride;
-                    for (j, d) in row[q - pc..q - pc + len].iter_mut().enumerate() {
-                        *d = (self.conv)(self.lhs[src + j * self.feature_stride]);
-                    }
-                }
-                q += len;
-            }
+            self.row_into(r0 + ii, pc, row);
         }
         let mut rows: [&[T]; GATHER_ROWS] = [&[]; GATHER_ROWS];
         for (r, run) in rows.iter_mut().zip(block.chunks_exact(kcb)) {
