@@ -58,20 +58,12 @@ fn min_exponent(v: &[bf16]) -> Option<i32> {
     if tasks < 2 {
         return min_exponent_here(v);
     }
-    // Each task's result, `i32::MIN` for a subnormal.
-    let found: Vec<std::sync::atomic::AtomicI32> = (0..tasks)
-        .map(|_| std::sync::atomic::AtomicI32::new(0))
-        .collect();
-    crate::kernels::pool::run_tasks(tasks, &|t| {
-        let part = &v[t * v.len() / tasks..(t + 1) * v.len() / tasks];
-        let e = min_exponent_here(part).unwrap_or(i32::MIN);
-        found[t].store(e, std::sync::atomic::Ordering::Relaxed);
+    let parts = crate::kernels::pool::collect_indexed(tasks, 1, &|t| {
+        min_exponent_here(&v[t * v.len() / tasks..(t + 1) * v.len() / tasks])
     });
-    // (`run_tasks` returns after every task, and its join orders their stores before this.)
-    found
-        .iter()
-        .map(|e| e.load(std::sync::atomic::Ordering::Relaxed))
-        .try_fold(i32::MAX, |m, e| (e != i32::MIN).then(|| m.min(e)))
+    parts
+        .into_iter()
+        .try_fold(i32::MAX, |m, e| e.map(|e| m.min(e)))
 }
 
 /// `min_exponent` on the calling thread.
