@@ -261,7 +261,8 @@ pub(super) fn by_columns<SB, T, PA, FB>(
             apack.iter_mut().for_each(|x| *x = T::zero());
             for (ip, panel) in apack.chunks_mut(mr * kcb).take(mpanels).enumerate() {
                 let r0 = ip * mr;
-                a.pack(r0, mr.min(m - r0), pc, kcb, mr, panel);
+                let h = mr.min(m - r0);
+                a.pack(r0, h, pc, kcb, kern.panel_mr(h), panel);
             }
             let mut packed = (0, 0);
             for jp in p0..p1 {
@@ -288,7 +289,17 @@ pub(super) fn by_columns<SB, T, PA, FB>(
                             if packed.1 * nr > n {
                                 bp[..len].iter_mut().for_each(|x| *x = T::zero());
                             }
-                            pack_b_panels(b, bst, (pc, kcb), (0, n), packed, nr, &mut bp, conv_b);
+                            pack_b_panels(
+                                b,
+                                bst,
+                                (pc, kcb),
+                                (0, n),
+                                packed,
+                                nr,
+                                &mut bp,
+                                conv_b,
+                                true,
+                            );
                         }
                         // While this group's products run, the next group's rows of B are
                         // asked for, a slice per panel, so that its packing finds them in L2

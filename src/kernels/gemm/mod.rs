@@ -259,6 +259,26 @@ impl<T: GemmElem> MicroKernel<T> {
         }
     }
 
+    /// The instance for a last tile of `h` rows, fewer than `mr`: the smallest smaller instance
+    /// that covers them, `(mr, f)`, whose panel is packed that tall; `None` when there is none
+    /// (the tile then runs this kernel on zero rows). A 2-row tile of AVX2's 6-row kernel did
+    /// three times the work it needed; the 2-row instance, latency-bound on its four
+    /// accumulators, takes about two thirds of a full tile's time.
+    pub fn edge(&self, h: usize) -> Option<(usize, KernelFn<T>)> {
+        if h >= self.mr {
+            return None;
+        }
+        self.small
+            .iter()
+            .find(|&&(mr, _)| mr >= h && mr < self.mr)
+            .copied()
+    }
+
+    /// The height of the packed panel for a tile of `h` rows (see `edge`).
+    pub fn panel_mr(&self, h: usize) -> usize {
+        self.edge(h).map_or(self.mr, |(mr, _)| mr)
+    }
+
     /// The instance for a product of `m` rows: the smallest tile that covers them when `m` is
     /// less than a full tile and a smaller instance exists; with a few tiles of rows, the
     /// instance (at least half as tall as this one) that pads the rows least (16 rows are two
@@ -655,10 +675,11 @@ const FEW_ROWS: usize = 96;
 
 /// Every tile of one A block (`mcb` rows, packed as MR-tall panels) times one B micro-panel
 /// (`w <= nr` columns, its `kcb` rows `ldb` apart): full tiles straight into C, edge tiles
-/// through `tmp`. With `direct` (the in-place kernel, the block's first row and column of A, and
-/// A's row stride), the tiles of `mr` rows read A in place and only a last, shorter tile reads
-/// its packed panel; with `short_too` as well, that tile too (a row-major packed block, whose
-/// last tile has zero rows past the edge).
+/// through `tmp`; a last, shorter tile packed for a smaller instance (`MicroKernel::panel_mr`)
+/// runs that instance. With `direct` (the in-place kernel, the block's first row and column of
+/// A, and A's row stride), the tiles of `mr` rows read A in place and only a last, shorter tile
+/// reads its packed panel; with `short_too` as well, that tile too (a row-major packed block,
+/// whose last tile has zero rows past the edge, and no smaller instance).
 ///
 /// # Safety
 /// `c` must point to an `mcb x w` region with row stride `ldc` that nothing else accesses
@@ -679,18 +700,25 @@ unsafe fn panel_tiles<T: GemmElem>(
     accumulate: bool,
     tmp: &mut [T],
 ) {
-    let (mr, nr, f) = (kern.mr, kern.nr, kern.f);
+    let (mr, nr) = (kern.mr, kern.nr);
     debug_assert!(tmp.len() >= mr * nr);
     for ip in 0..mcb.div_ceil(mr) {
         let r = ip * mr;
         let h = mr.min(mcb - r);
         let ap = apack[ip * mr * kcb..(ip + 1) * mr * kcb].as_ptr();
+        // A short last tile from a packed panel runs the smaller instance its panel was packed
+        // for (`MicroKernel::edge`).
+        let (tile_mr, f) = match kern.edge(h).filter(|_| !short_too) {
+            Some(e) => e,
+            None => (mr, kern.f),
+        };
         // SAFETY: the caller's region holds the tile's rows r..r+h and columns 0..w; full tiles
-        // (h = mr, w = nr) are written in place, the others through `tmp` (mr x nr, stride nr).
+        // (h = tile_mr, w = nr) are written in place, the others through `tmp` (tile_mr <= mr
+        // rows of nr, stride nr).
         // A tile read in place has all `mr` rows (h = mr, or `short_too`: a packed block's
         // zero rows), inside A by the caller's contract.
         unsafe {
-            let full = h == mr && w == nr;
+            let full = h == tile_mr && w == nr;
             let (dst, ld, acc) = if full {
                 (c.add(r * ldc), ldc, accumulate)
             } else {
@@ -781,15 +809,32 @@ where
 /// 512 x 512 F64 103-106 GFLOP/s in blocks of 132, 115-118 in blocks of 256 (MC 240); 1024 x
 /// 1024 F32 235-241 in blocks of 256, 243-245 in blocks of 512 (MC 480); 2048 F32 was faster
 /// in blocks of 342 (three fifths up) than of 512 (260 against 254).
-fn row_block(m: usize, mc: usize, mr: usize, threads: usize) -> usize {
-    let (mc, threads) = (mc.max(1), threads.max(1));
+///
+/// Blocks of whole tiles can be unequal by a tile (256 rows of 6-row tiles on two threads: 22
+/// tiles and 20 and two thirds). Where a short last tile has a smaller instance (`edge`
+/// says which remainders do), equal blocks that are not whole tiles are taken instead when they
+/// hold fewer full tiles: 128 rows are 21 tiles and a 2-row one on each thread.
+fn row_block(
+    m: usize,
+    mc: usize,
+    mr: usize,
+    threads: usize,
+    edge: &dyn Fn(usize) -> bool,
+) -> usize {
+    let (mc, threads, mr) = (mc.max(1), threads.max(1), mr.max(1));
     let tiles = |blocks: usize| m.div_ceil(blocks.max(1)).div_ceil(mr) * mr;
     let up = m.div_ceil(mc).div_ceil(threads) * threads;
     let down = (m / mc / threads * threads).max(threads);
-    if down < up && 5 * tiles(up) < 3 * mc && 8 * tiles(down) <= 9 * mc {
+    let whole = if down < up && 5 * tiles(up) < 3 * mc && 8 * tiles(down) <= 9 * mc {
         tiles(down)
     } else {
         tiles(up)
+    };
+    let even = m.div_ceil(m.div_ceil(whole.max(1)).max(1));
+    if even % mr != 0 && edge(even % mr) && even / mr < whole / mr {
+        even
+    } else {
+        whole
     }
 }
 
@@ -846,7 +891,7 @@ fn by_rows<SB, T, PA, FB>(
         n <= DIRECT_A_PANELS * nr
             && l1.l1_rows_per_set(mr, rs.saturating_mul(std::mem::size_of::<T>())) <= l1.l1d_ways
     });
-    let mc = row_block(m, kern.mc, mr, threads);
+    let mc = row_block(m, kern.mc, mr, threads, &|h| kern.edge(h).is_some());
     let max_panels = nc.min(n).div_ceil(nr);
     // (Partial panels are zeroed where they are packed.)
     let mut bpack: Scratch<T> = Scratch::stale(max_panels * nr * kc.min(k), T::zero());
@@ -887,7 +932,17 @@ fn by_rows<SB, T, PA, FB>(
                     if p1 * nr > ncb {
                         out.iter_mut().for_each(|x| *x = T::zero());
                     }
-                    pack_b_panels(b, bst, (pc, kcb), (jc, ncb), (p0, p1), nr, out, conv_b);
+                    pack_b_panels(
+                        b,
+                        bst,
+                        (pc, kcb),
+                        (jc, ncb),
+                        (p0, p1),
+                        nr,
+                        out,
+                        conv_b,
+                        false,
+                    );
                 } else {
                     let mut spins = 0u32;
                     loop {
@@ -920,16 +975,21 @@ fn by_rows<SB, T, PA, FB>(
                 for (ip, panel) in apack.chunks_mut(mr * kcb).enumerate() {
                     let r0 = i0 + ip * mr;
                     let h = mr.min(i0 + mcb - r0);
-                    if h < mr {
-                        panel.fill(T::zero());
-                    } else if direct.is_some() {
+                    if rows_packed.is_some() {
+                        if h < mr {
+                            panel.fill(T::zero());
+                        }
+                        a.pack_rows(r0, h, pc, kcb, panel);
                         continue;
                     }
-                    if rows_packed.is_some() {
-                        a.pack_rows(r0, h, pc, kcb, panel);
-                    } else {
-                        a.pack(r0, h, pc, kcb, mr, panel);
+                    if h == mr && direct.is_some() {
+                        continue;
                     }
+                    let tile_mr = kern.panel_mr(h);
+                    if h < tile_mr {
+                        panel[..tile_mr * kcb].fill(T::zero());
+                    }
+                    a.pack(r0, h, pc, kcb, tile_mr, panel);
                 }
                 let direct = match rows_packed {
                     Some(g) => Some((g, apack.as_ptr(), kcb)),

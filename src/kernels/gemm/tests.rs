@@ -238,24 +238,102 @@ fn gathered_panels_are_the_rows_side_by_side() {
 fn row_blocks_stay_near_the_cache_block() {
     // 1024 rows, MC 480, 2 threads: 4 blocks of 256 would be half of MC; 2 of 512 are
     // 7% over it.
-    assert_eq!(row_block(1024, 480, 6, 2), 516);
+    assert_eq!(row_block(1024, 480, 6, 2, &no_edge), 516);
     // 512 rows of F64, MC 240: 2 blocks of 258 instead of 4 of 132.
-    assert_eq!(row_block(512, 240, 6, 2), 258);
+    assert_eq!(row_block(512, 240, 6, 2, &no_edge), 258);
     // 2048 rows, MC 480: 6 blocks of 342 are three fifths of MC or more: kept.
-    assert_eq!(row_block(2048, 480, 6, 2), 342);
+    assert_eq!(row_block(2048, 480, 6, 2, &no_edge), 342);
     // Rounding down would overflow MC by more than an eighth (2 of 552): kept at 4 of 276.
-    assert_eq!(row_block(1100, 480, 6, 2), 276);
+    assert_eq!(row_block(1100, 480, 6, 2, &no_edge), 276);
     // Fewer rows than one block per thread, one thread, degenerate sizes.
-    assert_eq!(row_block(100, 480, 6, 2), 54);
-    assert_eq!(row_block(1000, 480, 6, 1), 336);
-    assert_eq!(row_block(10, 0, 4, 0), 4);
+    assert_eq!(row_block(100, 480, 6, 2, &no_edge), 54);
+    assert_eq!(row_block(1000, 480, 6, 1, &no_edge), 336);
+    assert_eq!(row_block(10, 0, 4, 0, &no_edge), 4);
     for (m, mc, mr, t) in [
         (1usize, 1usize, 1usize, 1usize),
         (4096, 480, 6, 2),
         (999, 240, 12, 3),
     ] {
-        let h = row_block(m, mc, mr, t);
+        let h = row_block(m, mc, mr, t, &no_edge);
         assert!(h.is_multiple_of(mr) && h > 0, "{m} {mc} {mr} {t}: {h}");
+    }
+}
+
+fn no_edge(_: usize) -> bool {
+    false
+}
+
+/// With smaller instances for short last tiles, equal row blocks that are not whole tiles are
+/// taken where they hold fewer full tiles than blocks of whole tiles (and only then).
+#[test]
+fn row_blocks_split_evenly_where_short_tiles_are_cheap() {
+    let edge = |h: usize| h != 5;
+    // 256 rows on two threads: 22 tiles and 20 and two thirds as whole tiles; 21 and a 2-row
+    // tile each.
+    assert_eq!(row_block(256, 492, 6, 2, &edge), 128);
+    assert_eq!(row_block(512, 492, 6, 2, &edge), 256);
+    assert_eq!(row_block(1024, 480, 6, 2, &edge), 512);
+    // Already whole tiles, or a remainder without a smaller instance: unchanged.
+    assert_eq!(row_block(2048, 480, 6, 2, &edge), 342);
+    assert_eq!(row_block(250, 492, 6, 2, &edge), 126);
+    assert_eq!(row_block(250, 492, 6, 2, &no_edge), 126);
+    assert_eq!(row_block(256, 492, 6, 2, &no_edge), 132);
+}
+
+/// `edge` picks the smallest smaller instance that covers a short tile, none for a full one
+/// or where no smaller instance covers it.
+#[test]
+fn short_tiles_take_the_smallest_instance_that_covers_them() {
+    for kern in MicroKernel::<f32>::available() {
+        let smaller: Vec<usize> = kern
+            .small
+            .iter()
+            .map(|&(mr, _)| mr)
+            .filter(|&mr| mr < kern.mr)
+            .collect();
+        for h in 1..=kern.mr {
+            let want = smaller.iter().copied().find(|&mr| mr >= h);
+            assert_eq!(
+                kern.edge(h).map(|e| e.0),
+                want,
+                "{} h {h}",
+                kern.kind.name()
+            );
+            assert_eq!(kern.panel_mr(h), want.unwrap_or(kern.mr));
+        }
+    }
+    if let Some(k) = MicroKernel::<f32>::available()
+        .into_iter()
+        .find(|k| k.kind == KernelKind::Avx2Fma)
+    {
+        let heights: Vec<Option<usize>> = (1..=6).map(|h| k.edge(h).map(|e| e.0)).collect();
+        assert_eq!(heights, [Some(1), Some(2), Some(4), Some(4), None, None]);
+    }
+}
+
+/// Short last tiles of every height, run by the smaller instances, in row blocks that are
+/// whole tiles and in equal ones that are not: every kernel, against the naive sum.
+#[test]
+fn short_tiles_and_uneven_row_blocks_match_naive() {
+    let threads = crate::kernels::pool::threads();
+    for kernel in MicroKernel::<f32>::available() {
+        let mut uneven = false;
+        for m in (97..=97 + 2 * kernel.mr).step_by(1) {
+            for tiles in [2, 3] {
+                let kern = MicroKernel {
+                    mc: tiles * kernel.mr,
+                    ..kernel
+                };
+                let h = row_block(m, kern.mc, kern.mr, threads, &|r| kern.edge(r).is_some());
+                uneven |= !h.is_multiple_of(kern.mr);
+                check_f32(&kern, m, 50, 41);
+            }
+        }
+        assert!(
+            uneven || threads == 1 || kernel.small.is_empty(),
+            "{}: no uneven blocks",
+            kernel.kind.name()
+        );
     }
 }
 
