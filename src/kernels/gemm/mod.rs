@@ -16,7 +16,9 @@
 //! ```
 //!
 //! Packing copies each operand into the exact order the micro-kernel reads, zero-padding partial
-//! panels, so the kernel never branches on edges; edge tiles of C go through a small buffer.
+//! panels, so the kernel never branches on edges; edge tiles of C go through a small buffer, and
+//! a short last row tile is packed for, and run by, the smallest instance that covers it
+//! (`MicroKernel::edge`).
 //! Packing is also where operands are read through arbitrary index tables (any DotGeneral
 //! dimension order, no transposed copy) and converted to the accumulation type (F16/BF16 to F32,
 //! integers to wrapping i64); tables that are arithmetic progressions (every plain row- or
