@@ -2,7 +2,7 @@
 //! matrix), the backend marks under examples and the SVG figures drawn from examples.
 //!
 //! `generated_pages` scans the sources once (every page's rule labels and runnable examples, the
-//! golden cases, the test sources) into a [`Corpus`] and writes `reference/coverage.md` and
+//! golden cases, the test sources) into a `Corpus` and writes `reference/coverage.md` and
 //! `reference/status.md` from it. `expand_figures` replaces each ```` ```figure <kind> ```` fence
 //! of a page by an inline `<svg>` drawn from the page's own example (see `figures`), and
 //! `expand_perf_records` each ```` ```perf-record ```` fence by a measurement record's machine,
