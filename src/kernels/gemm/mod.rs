@@ -264,8 +264,9 @@ impl<T: GemmElem> MicroKernel<T> {
     /// The instance for a last tile of `h` rows, fewer than `mr`: the smallest smaller instance
     /// that covers them, `(mr, f)`, whose panel is packed that tall; `None` when there is none
     /// (the tile then runs this kernel on zero rows). A 2-row tile of AVX2's 6-row kernel did
-    /// three times the work it needed; the 2-row instance, latency-bound on its four
-    /// accumulators, takes about two thirds of a full tile's time.
+    /// three times the work it needed; the 2-row instance splits k over two sets of sums
+    /// (`simd::body_split`), so that its eight accumulators cover the latency of the fused
+    /// multiply-adds, as the full tile's twelve do.
     pub fn edge(&self, h: usize) -> Option<(usize, KernelFn<T>)> {
         if h >= self.mr {
             return None;
@@ -364,7 +365,8 @@ macro_rules! rowdot {
 }
 
 macro_rules! float_kernels {
-    ($t:ty, $avx2:ident, $avx2_rows:ident, $avx512:ident, $avx512_rows:ident, $v2:ty, $v5:ty) => {
+    ($t:ty, $avx2:ident, $avx2_rows:ident, $avx2_split:ident, $avx512:ident, $avx512_rows:ident,
+     $avx512_split:ident, $v2:ty, $v5:ty) => {
         impl GemmElem for $t {
             fn kernel(kind: KernelKind) -> Option<MicroKernel<$t>> {
                 match kind {
@@ -372,8 +374,13 @@ macro_rules! float_kernels {
                     #[cfg(target_arch = "x86_64")]
                     KernelKind::Avx2Fma => {
                         use simd::x86::*;
-                        const SMALL: [(usize, KernelFn<$t>); 3] =
-                            [(1, $avx2::<1>), (2, $avx2::<2>), (4, $avx2::<4>)];
+                        // One and two rows split k over four and two sets of sums, for eight
+                        // accumulators (`body_split`).
+                        const SMALL: [(usize, KernelFn<$t>); 3] = [
+                            (1, $avx2_split::<1, 4>),
+                            (2, $avx2_split::<2, 2>),
+                            (4, $avx2::<4>),
+                        ];
                         // 16 registers: rows x columns accumulators at most 8. No 8-column
                         // instance: an 8 x 1 block loads eight columns of B (from L2, k being
                         // long) per row vector of A, and two 4 x 2 blocks ran 4096 x 8 x 4096
@@ -401,8 +408,8 @@ macro_rules! float_kernels {
                     KernelKind::Avx512 => {
                         use simd::x86::*;
                         const SMALL: [(usize, KernelFn<$t>); 4] = [
-                            (1, $avx512::<1>),
-                            (2, $avx512::<2>),
+                            (1, $avx512_split::<1, 4>),
+                            (2, $avx512_split::<2, 2>),
                             (4, $avx512::<4>),
                             (8, $avx512::<8>),
                         ];
@@ -438,8 +445,10 @@ float_kernels!(
     f32,
     avx2_f32,
     avx2_f32_rows,
+    avx2_f32_split,
     avx512_f32,
     avx512_f32_rows,
+    avx512_f32_split,
     Avx2F32,
     Avx512F32
 );
@@ -447,8 +456,10 @@ float_kernels!(
     f64,
     avx2_f64,
     avx2_f64_rows,
+    avx2_f64_split,
     avx512_f64,
     avx512_f64_rows,
+    avx512_f64_split,
     Avx2F64,
     Avx512F64
 );

@@ -173,6 +173,70 @@ pub unsafe fn body<S: Simd, const MR: usize, const NV: usize, const ROWS: bool>(
     }
 }
 
+/// `body` for a packed A with few rows (`MR * NV` accumulators too few to cover the fused
+/// multiply-add's latency: each step of k waits for the last step's sums), with `SETS`
+/// independent sets of accumulators taking the steps of k in turn, added at the end. A 2-row
+/// AVX2 tile had four accumulators and took as long per step as the 6-row tile's twelve. The
+/// sum is then in another order than `body`'s (every `SETS`-th step, then the sets in order):
+/// a dot's order of summation is free.
+///
+/// # Safety
+/// As `body` (A packed: `k` groups of `MR` values).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn body_split<S: Simd, const MR: usize, const NV: usize, const SETS: usize>(
+    k: usize,
+    a: *const S::E,
+    b: *const S::E,
+    ldb: usize,
+    c: *mut S::E,
+    ldc: usize,
+    accumulate: bool,
+) {
+    unsafe {
+        let mut acc = [[[S::zero(); NV]; MR]; SETS];
+        let step = |acc: &mut [[S::V; NV]; MR], a: *const S::E, b: *const S::E| {
+            let mut bv = [S::zero(); NV];
+            for (j, v) in bv.iter_mut().enumerate() {
+                *v = S::load(b.add(j * S::LANES));
+            }
+            for (i, row) in acc.iter_mut().enumerate() {
+                let av = S::splat(*a.add(i));
+                for (x, &bj) in row.iter_mut().zip(&bv) {
+                    *x = S::fma(*x, av, bj);
+                }
+            }
+        };
+        let (mut a, mut b) = (a, b);
+        let full = k / SETS * SETS;
+        let mut p = 0;
+        while p < full {
+            for set in acc.iter_mut() {
+                step(set, a, b);
+                a = a.add(MR);
+                b = b.add(ldb);
+            }
+            p += SETS;
+        }
+        for set in acc.iter_mut().take(k - full) {
+            step(set, a, b);
+            a = a.add(MR);
+            b = b.add(ldb);
+        }
+        for i in 0..MR {
+            for j in 0..NV {
+                let mut v = acc[0][i][j];
+                for set in &acc[1..] {
+                    v = S::add(v, set[i][j]);
+                }
+                let p = c.add(i * ldc + j * S::LANES);
+                let v = if accumulate { S::add(S::load(p), v) } else { v };
+                S::store(p, v);
+            }
+        }
+    }
+}
+
 /// A row vector times a matrix, `y[0..n] (+)= sum_p x[p] * B[p, 0..n]`, for `B` read in place
 /// (`k` rows, `ldb` apart): the matrix-vector product that a one-row GEMM is. Each pass takes `R`
 /// rows of B and updates every vector of `y` once, so B streams from memory row after row and
@@ -446,7 +510,22 @@ pub mod x86 {
     /// One instruction set's main kernel instances for one element type: `$packed` reads A from
     /// a packed panel, `$rows` reads it in place (`MR` rows `lda` apart); both are `body`.
     macro_rules! kernel_pair {
-        ($packed:ident, $rows:ident, $s:ty, $e:ty, $nv:expr, $features:literal) => {
+        ($packed:ident, $rows:ident, $split:ident, $s:ty, $e:ty, $nv:expr, $features:literal) => {
+            #[doc = concat!("`", stringify!($packed), "` for few rows, k split over `SETS` sets of sums (`body_split`).")]
+            /// # Safety
+            #[doc = concat!("As `", stringify!($packed), "`.")]
+            #[target_feature(enable = $features)]
+            pub unsafe fn $split<const MR: usize, const SETS: usize>(
+                k: usize,
+                a: *const $e,
+                b: *const $e,
+                ldb: usize,
+                c: *mut $e,
+                ldc: usize,
+                acc: bool,
+            ) {
+                unsafe { super::body_split::<$s, MR, $nv, SETS>(k, a, b, ldb, c, ldc, acc) }
+            }
             /// # Safety
             #[doc = concat!("The CPU must have ", $features, "; pointers as for `body`.")]
             #[target_feature(enable = $features)]
@@ -480,11 +559,28 @@ pub mod x86 {
             }
         };
     }
-    kernel_pair!(avx2_f32, avx2_f32_rows, Avx2F32, f32, AVX2_NV, "avx2,fma");
-    kernel_pair!(avx2_f64, avx2_f64_rows, Avx2F64, f64, AVX2_NV, "avx2,fma");
+    kernel_pair!(
+        avx2_f32,
+        avx2_f32_rows,
+        avx2_f32_split,
+        Avx2F32,
+        f32,
+        AVX2_NV,
+        "avx2,fma"
+    );
+    kernel_pair!(
+        avx2_f64,
+        avx2_f64_rows,
+        avx2_f64_split,
+        Avx2F64,
+        f64,
+        AVX2_NV,
+        "avx2,fma"
+    );
     kernel_pair!(
         avx512_f32,
         avx512_f32_rows,
+        avx512_f32_split,
         Avx512F32,
         f32,
         AVX512_NV,
@@ -493,6 +589,7 @@ pub mod x86 {
     kernel_pair!(
         avx512_f64,
         avx512_f64_rows,
+        avx512_f64_split,
         Avx512F64,
         f64,
         AVX512_NV,
