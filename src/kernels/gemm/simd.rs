@@ -150,19 +150,53 @@ pub unsafe fn body<S: Simd, const MR: usize, const NV: usize, const ROWS: bool>(
         let mut acc = [[S::zero(); NV]; MR];
         let (mut a, mut b) = (a, b);
         for _ in 0..k {
-            let mut bv = [S::zero(); NV];
-            for (j, v) in bv.iter_mut().enumerate() {
-                *v = S::load(b.add(j * S::LANES));
-            }
-            for (i, row) in acc.iter_mut().enumerate() {
-                let av = S::splat(*a.add(if ROWS { i * lda } else { i }));
-                for (x, &bj) in row.iter_mut().zip(&bv) {
-                    *x = S::fma(*x, av, bj);
-                }
-            }
+            step::<S, MR, NV>(&mut acc, a, if ROWS { lda } else { 1 }, b);
             a = a.add(if ROWS { 1 } else { MR });
             b = b.add(ldb);
         }
+        store_tile::<S, MR, NV>(&acc, c, ldc, accumulate);
+    }
+}
+
+/// One step of k: `acc[i][j] += A[i] * B[j]` for A's `MR` values (`ai` apart) and B's `NV`
+/// vectors (adjacent).
+///
+/// # Safety
+/// The instruction set of `S` must be available; `a` and `b` must be readable there.
+#[inline(always)]
+unsafe fn step<S: Simd, const MR: usize, const NV: usize>(
+    acc: &mut [[S::V; NV]; MR],
+    a: *const S::E,
+    ai: usize,
+    b: *const S::E,
+) {
+    unsafe {
+        let mut bv = [S::zero(); NV];
+        for (j, v) in bv.iter_mut().enumerate() {
+            *v = S::load(b.add(j * S::LANES));
+        }
+        for (i, row) in acc.iter_mut().enumerate() {
+            let av = S::splat(*a.add(i * ai));
+            for (x, &bj) in row.iter_mut().zip(&bv) {
+                *x = S::fma(*x, av, bj);
+            }
+        }
+    }
+}
+
+/// Writes (or, with `accumulate`, adds) the tile's sums into C (row stride `ldc`).
+///
+/// # Safety
+/// The instruction set of `S` must be available; the `MR x NV * LANES` tile of C must be
+/// writable.
+#[inline(always)]
+unsafe fn store_tile<S: Simd, const MR: usize, const NV: usize>(
+    acc: &[[S::V; NV]; MR],
+    c: *mut S::E,
+    ldc: usize,
+    accumulate: bool,
+) {
+    unsafe {
         for (i, row) in acc.iter().enumerate() {
             for (j, &v) in row.iter().enumerate() {
                 let p = c.add(i * ldc + j * S::LANES);
@@ -195,45 +229,31 @@ pub unsafe fn body_split<S: Simd, const MR: usize, const NV: usize, const SETS: 
 ) {
     unsafe {
         let mut acc = [[[S::zero(); NV]; MR]; SETS];
-        let step = |acc: &mut [[S::V; NV]; MR], a: *const S::E, b: *const S::E| {
-            let mut bv = [S::zero(); NV];
-            for (j, v) in bv.iter_mut().enumerate() {
-                *v = S::load(b.add(j * S::LANES));
-            }
-            for (i, row) in acc.iter_mut().enumerate() {
-                let av = S::splat(*a.add(i));
-                for (x, &bj) in row.iter_mut().zip(&bv) {
-                    *x = S::fma(*x, av, bj);
-                }
-            }
-        };
         let (mut a, mut b) = (a, b);
         let full = k / SETS * SETS;
         let mut p = 0;
         while p < full {
             for set in acc.iter_mut() {
-                step(set, a, b);
+                step::<S, MR, NV>(set, a, 1, b);
                 a = a.add(MR);
                 b = b.add(ldb);
             }
             p += SETS;
         }
         for set in acc.iter_mut().take(k - full) {
-            step(set, a, b);
+            step::<S, MR, NV>(set, a, 1, b);
             a = a.add(MR);
             b = b.add(ldb);
         }
-        for i in 0..MR {
-            for j in 0..NV {
-                let mut v = acc[0][i][j];
-                for set in &acc[1..] {
-                    v = S::add(v, set[i][j]);
+        let mut sum = acc[0];
+        for set in &acc[1..] {
+            for (srow, row) in sum.iter_mut().zip(set) {
+                for (x, &v) in srow.iter_mut().zip(row) {
+                    *x = S::add(*x, v);
                 }
-                let p = c.add(i * ldc + j * S::LANES);
-                let v = if accumulate { S::add(S::load(p), v) } else { v };
-                S::store(p, v);
             }
         }
+        store_tile::<S, MR, NV>(&sum, c, ldc, accumulate);
     }
 }
 
