@@ -1,4 +1,4 @@
-use super::cache::DEFAULT;
+use super::cache::{Caches, DEFAULT};
 use super::few_rows::PACKED_FROM_MEMORY;
 use super::*;
 
