@@ -318,7 +318,7 @@ fn short_tiles_and_uneven_row_blocks_match_naive() {
     let threads = crate::kernels::pool::threads();
     for kernel in MicroKernel::<f32>::available() {
         let mut uneven = false;
-        for m in (97..=97 + 2 * kernel.mr).step_by(1) {
+        for m in 97..=97 + 2 * kernel.mr {
             for tiles in [2, 3] {
                 let kern = MicroKernel {
                     mc: tiles * kernel.mr,
