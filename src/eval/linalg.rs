@@ -14,7 +14,7 @@ use crate::hlo::attrs::{ConvolutionAttrs, DotAttrs};
 use crate::hlo::opcode::LinalgOp;
 use crate::kernels::conv::{ConvGeom, conv_fast, for_each_index};
 use crate::kernels::gemm::bf16 as bf16_gemm;
-use crate::kernels::gemm::{GemmElem, KernelKind, MatRef, MicroKernel, gemm};
+use crate::kernels::gemm::{GemmElem, KernelKind, MatRef, MicroKernel, gemm_into};
 use crate::kernels::{ToAcc, as_acc};
 use crate::literal::{Array, ArrayData, C64, C128, Literal, NativeType};
 use crate::shape::window::window_output_size;
@@ -310,7 +310,7 @@ impl DotPlan {
 
 fn dot_typed<T: GemmElem>(l: &[T], r: &[T], plan: &DotPlan, kern: &MicroKernel<T>) -> Vec<T> {
     let mn = plan.lhs_rows.len() * plan.rhs_cols.len();
-    let run = |b: usize, chunk: &mut [T]| {
+    let run = |b: usize, chunk: &mut [std::mem::MaybeUninit<T>]| {
         let a = MatRef {
             data: l,
             base: plan.lhs_batch[b],
@@ -323,12 +323,14 @@ fn dot_typed<T: GemmElem>(l: &[T], r: &[T], plan: &DotPlan, kern: &MicroKernel<T
             rows: &plan.rhs_rows,
             cols: &plan.rhs_cols,
         };
-        gemm(kern, a, bm, |x| x, |x| x, chunk);
+        gemm_into(kern, a, bm, |x| x, |x| x, chunk);
     };
     if mn == 0 {
         return vec![];
     }
-    crate::kernels::pool::zeroed_chunks(plan.lhs_batch.len() * mn, mn, T::zero(), &|off, chunk| {
+    // The GEMM writes every element of its chunk (`gemm_into`), so the result is not zeroed
+    // first.
+    crate::kernels::pool::fill_fresh(plan.lhs_batch.len() * mn, mn, &|off, chunk| {
         run(off / mn, chunk)
     })
 }

@@ -36,7 +36,7 @@ pub(super) fn rowdot<SB, T, FB>(
     (adata, ast, m): (&[T], Strided, usize),
     b: MatRef<SB>,
     conv_b: &FB,
-    c: &mut [T],
+    c: &mut [MaybeUninit<T>],
 ) where
     SB: Copy + Send + Sync + 'static,
     T: GemmElem,
@@ -77,7 +77,7 @@ pub(super) fn rowdot<SB, T, FB>(
         crate::kernels::pool::threads()
     };
     let rows_per = m.div_ceil(threads).div_ceil(ROWDOT_ROWS) * ROWDOT_ROWS;
-    let run = |(t, out): (usize, &mut [T])| {
+    let run = |(t, out): (usize, &mut [MaybeUninit<T>])| {
         let rows = out.len() / n;
         let mut tmp = vec![T::zero(); widest.rows * widest.cols];
         for g0 in (0..rows).step_by(ROWDOT_ROWS) {
@@ -105,7 +105,9 @@ pub(super) fn rowdot<SB, T, FB>(
                     };
                     for (ii, src) in tmp.chunks(rd.cols).take(r).enumerate() {
                         let d = (i + ii) * n + j0;
-                        out[d..d + w].copy_from_slice(&src[..w]);
+                        for (d, &s) in out[d..d + w].iter_mut().zip(&src[..w]) {
+                            d.write(s);
+                        }
                     }
                     i += r;
                 }
@@ -139,7 +141,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     b: &MatRef<SB>,
     bst: Option<Strided>,
     conv_b: &FB,
-    c: &mut [T],
+    c: &mut [MaybeUninit<T>],
     threads: usize,
 ) where
     SB: Copy + Send + Sync + 'static,
@@ -151,7 +153,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     let MicroKernel { mr, nr, kc, .. } = *kern;
     let panels = n.div_ceil(nr);
     let tasks = threads.min(panels);
-    let shared = SharedMut(c.as_mut_ptr());
+    let shared = SharedMut(c.as_mut_ptr().cast::<T>());
     // Read in place from memory (B larger than half of L3), B streams best a few rows at a time:
     // the panels of one slice of rows are visited left to right, so each of its rows is read as
     // one sequential run. From cache, the usual slices pay less per call.
@@ -206,6 +208,9 @@ pub(super) fn by_columns<SB, T, PA, FB>(
                 };
             };
             crate::kernels::pool::run_tasks(tasks, &task);
+            // SAFETY: task 0 wrote C's one row (its rows p0..p1 are at least two, as k >= 2 *
+            // tasks, and it stores rather than adds), so `c` now holds initialised values.
+            let c = unsafe { &mut *(c as *mut [MaybeUninit<T>] as *mut [T]) };
             for row in part.chunks_exact(n) {
                 for (d, &v) in c.iter_mut().zip(row) {
                     *d = T::plus(*d, v);

@@ -101,7 +101,9 @@ fn check_plan(kern: &MicroKernel<f32>, (m, n, k): (usize, usize, usize), sa: Sto
     let (br, bc) = tables(k, n, sb);
     let a32: Vec<f32> = av.iter().map(|&x| x as f32).collect();
     let b32: Vec<f32> = bv.iter().map(|&x| x as f32).collect();
-    let mut c = vec![0f32; m * n];
+    // Stale contents: every plan must write each element of C before reading it (`gemm_into`
+    // hands it memory that was never initialised), and a NaN read would show in the result.
+    let mut c = vec![f32::NAN; m * n];
     let a64 = MatRef {
         data: &av,
         base: 0,
@@ -186,6 +188,9 @@ fn every_plan_matches_naive() {
         (40, 33, 2100),
         (200, 24, 30),
         (200, 32, 30),
+        // No shared dimension: zeros, written.
+        (9, 4, 0),
+        (40, 50, 0),
     ];
     for kern in MicroKernel::<f32>::available() {
         for &shape in &shapes {
