@@ -382,29 +382,24 @@ pub fn fast_dot_with(
         let out = if mn == 0 {
             vec![]
         } else {
-            crate::kernels::pool::zeroed_chunks(
-                plan.lhs_batch.len() * mn,
-                mn,
-                0f32,
-                &|off, chunk| {
-                    let b = off / mn;
-                    bf16_gemm::gemm_bf16(
-                        MatRef {
-                            data: l,
-                            base: plan.lhs_batch[b],
-                            rows: &plan.lhs_rows,
-                            cols: &plan.lhs_cols,
-                        },
-                        MatRef {
-                            data: r,
-                            base: plan.rhs_batch[b],
-                            rows: &plan.rhs_rows,
-                            cols: &plan.rhs_cols,
-                        },
-                        chunk,
-                    )
-                },
-            )
+            crate::kernels::pool::fill_fresh(plan.lhs_batch.len() * mn, mn, &|off, chunk| {
+                let b = off / mn;
+                bf16_gemm::gemm_bf16_into(
+                    MatRef {
+                        data: l,
+                        base: plan.lhs_batch[b],
+                        rows: &plan.lhs_rows,
+                        cols: &plan.lhs_cols,
+                    },
+                    MatRef {
+                        data: r,
+                        base: plan.rhs_batch[b],
+                        rows: &plan.rhs_rows,
+                        cols: &plan.rhs_cols,
+                    },
+                    chunk,
+                )
+            })
         };
         let arr = Array::from_data(
             ArrayShape::new(rty, plan.out_dims.clone()),

@@ -510,7 +510,7 @@ where
     let mut c = if direct {
         vec![]
     } else {
-        // A recycled buffer when one is free (see `pool::zeroed_chunks`).
+        // A recycled buffer when one is free (see `pool::fill_fresh`).
         let mut v = crate::literal::pages::fresh_vec(rows * og);
         v.resize(rows * og, T::zero());
         v

@@ -218,38 +218,15 @@ pub fn for_each_chunk<T: Send>(
     });
 }
 
-/// A fresh vector (`pages::fresh_vec`: a recycled buffer when one of about its size is free) of
-/// `n` copies of `zero`, whose chunks of `chunk` elements `body(offset, chunk)` then completes,
-/// in parallel when there are several. Each chunk is zeroed by the task that completes it, so
-/// the zeroing is parallel and leaves the chunk in that thread's cache.
-///
-/// Why: a kernel's output from `vec![zero; n]` is new memory for every call while the pool
-/// holds the buffers of the results that just died; 64 products of 128 x 128 (a 4 MiB result)
-/// spent their first sixteen calls (until the recycling pool was full) a third slower in page
-/// faults, alone and threaded.
-pub fn zeroed_chunks<U: Copy + Send + Sync + 'static>(
-    n: usize,
-    chunk: usize,
-    zero: U,
-    body: &(dyn Fn(usize, &mut [U]) + Sync),
-) -> Vec<U> {
-    let mut v: Vec<U> = crate::literal::pages::fresh_vec(n);
-    for_each_chunk(&mut v.spare_capacity_mut()[..n], chunk, &|off, part| {
-        for x in part.iter_mut() {
-            x.write(zero);
-        }
-        // SAFETY: every element of `part` was just initialised; MaybeUninit<U> has U's layout.
-        let part = unsafe { &mut *(part as *mut [std::mem::MaybeUninit<U>] as *mut [U]) };
-        body(off, part)
-    });
-    // SAFETY: the chunks cover 0..n and each was initialised before `body` saw it; had a task
-    // panicked, the panic would have left through `for_each_chunk` before this point.
-    unsafe { v.set_len(n) };
-    v
-}
-
 /// A fresh vector of `n` elements whose chunks `body(offset, chunk)` fills, in parallel when
 /// there are several: `body` must write every element of its chunk.
+///
+/// Why fresh (`pages::fresh_vec`, a recycled buffer when one of about its size is free): a
+/// kernel's output from `vec![zero; n]` is new memory for every call while the pool holds the
+/// buffers of the results that just died; 64 products of 128 x 128 (a 4 MiB result) spent their
+/// first sixteen calls (until the recycling pool was full) a third slower in page faults, alone
+/// and threaded. Each chunk is written by the task that fills it, which leaves it in that
+/// thread's cache.
 pub fn fill_fresh<U: Send + 'static>(
     n: usize,
     chunk: usize,
@@ -347,27 +324,6 @@ mod tests {
                 .map(|x| x.to_bits())
                 .collect::<Vec<_>>()
         );
-    }
-
-    /// Every chunk `zeroed_chunks` hands out is zero before its body runs (also when the buffer
-    /// is a recycled one holding old values), and the result holds what the bodies wrote.
-    #[test]
-    fn zeroed_chunks_start_at_zero_even_in_recycled_buffers() {
-        let n = (4 << 20) / 8 + 1000;
-        for _ in 0..2 {
-            // A dead 4 MiB+ buffer full of ones goes to the recycling pool.
-            drop(crate::literal::Buf::from(vec![1u64; n]));
-            let v = zeroed_chunks(n, 4096, 0u64, &|off, part| {
-                assert!(part.iter().all(|&x| x == 0), "chunk at {off} not zeroed");
-                part[0] = off as u64 + 1;
-            });
-            assert_eq!(v.len(), n);
-            for (i, &x) in v.iter().enumerate() {
-                let want = if i % 4096 == 0 { i as u64 + 1 } else { 0 };
-                assert_eq!(x, want, "element {i}");
-            }
-        }
-        assert!(zeroed_chunks(0, 16, 0f32, &|_, _| panic!("no chunk expected")).is_empty());
     }
 
     /// With as many CPUs as workers and no opt-out, each kernel worker runs bound to one CPU,

@@ -20,6 +20,7 @@
 
 use super::MatRef;
 use half::bf16;
+use std::mem::MaybeUninit;
 
 /// Rows of the register tile; columns are two vectors of 16.
 const MR: usize = 12;
@@ -146,6 +147,12 @@ fn pair(m: &MatRef<bf16>, i: usize, p: usize, k: usize) -> u32 {
 
 /// `c[m x n] = a[m x k] * b[k x n]` in F32, on a machine where `available()`; `c` row-major.
 pub fn gemm_bf16(a: MatRef<bf16>, b: MatRef<bf16>, c: &mut [f32]) {
+    gemm_bf16_into(a, b, super::as_uninit(c))
+}
+
+/// `gemm_bf16` into memory that need not be initialised: every element of `c` is written (see
+/// `gemm_into`).
+pub fn gemm_bf16_into(a: MatRef<bf16>, b: MatRef<bf16>, c: &mut [MaybeUninit<f32>]) {
     let (m, k, n) = (a.rows.len(), a.cols.len(), b.cols.len());
     assert!(
         b.rows.len() == k && c.len() == m * n && a.in_bounds() && b.in_bounds(),
@@ -155,7 +162,9 @@ pub fn gemm_bf16(a: MatRef<bf16>, b: MatRef<bf16>, c: &mut [f32]) {
         return;
     }
     if k == 0 {
-        c.iter_mut().for_each(|x| *x = 0.0);
+        c.iter_mut().for_each(|x| {
+            x.write(0.0);
+        });
         return;
     }
     let (kc, mc_max) = blocks();
@@ -210,7 +219,7 @@ pub fn gemm_bf16(a: MatRef<bf16>, b: MatRef<bf16>, c: &mut [f32]) {
             }
         });
         let bpack = &bpack;
-        let block = |off: usize, cblock: &mut [f32]| {
+        let block = |off: usize, cblock: &mut [MaybeUninit<f32>]| {
             let i0 = off / n;
             let mcb = cblock.len() / n;
             let mpanels = mcb.div_ceil(MR);
@@ -248,10 +257,12 @@ pub fn gemm_bf16(a: MatRef<bf16>, b: MatRef<bf16>, c: &mut [f32]) {
                     // SAFETY: `available()` was checked by the caller (the only way here); the
                     // panels hold kp pairs of MR and NR words; the C tile (rows r..r+MR, columns
                     // j0..j0+NR of this block, row stride n) lies inside `cblock` when the tile
-                    // is full, and `tmp` (stride NR) is used otherwise.
+                    // is full, and `tmp` (stride NR) is used otherwise. The first slice of k
+                    // (pc = 0) writes the tile, the later ones add to it.
                     unsafe {
                         if full {
-                            tile(kp, ap, bp, cblock[r * n + j0..].as_mut_ptr(), n, pc > 0);
+                            let c = cblock[r * n + j0..].as_mut_ptr().cast::<f32>();
+                            tile(kp, ap, bp, c, n, pc > 0);
                         } else {
                             tile(kp, ap, bp, tmp.as_mut_ptr(), NR, false);
                         }
@@ -260,7 +271,13 @@ pub fn gemm_bf16(a: MatRef<bf16>, b: MatRef<bf16>, c: &mut [f32]) {
                         for ii in 0..h {
                             let row = &mut cblock[(r + ii) * n + j0..(r + ii) * n + j0 + w];
                             for (d, &s) in row.iter_mut().zip(&tmp[ii * NR..ii * NR + w]) {
-                                *d = if pc > 0 { *d + s } else { s };
+                                // SAFETY: with pc > 0, the first slice of k wrote the element.
+                                let v = if pc > 0 {
+                                    (unsafe { d.assume_init_read() }) + s
+                                } else {
+                                    s
+                                };
+                                d.write(v);
                             }
                         }
                     }
