@@ -314,10 +314,10 @@ const FEW_ROWS: usize = 96;
 ///
 /// # Safety
 /// `c` must point to an `mcb x w` region with row stride `ldc` that nothing else accesses
-/// meanwhile, initialised where `accumulate` (otherwise only written); `apack` must hold `kcb` steps of its panels (with `direct`, at least of a last
-/// partial one), and `bp` `kcb` rows of `nr` readable elements, `ldb` apart; with `direct`, A
-/// must hold `mcb` readable rows of `kcb` elements from the pointer, `lda` apart (with
-/// `short_too`, `mcb` rounded up to whole tiles).
+/// meanwhile, initialised where `accumulate` (otherwise only written); `apack` must hold `kcb`
+/// steps of its panels (with `direct`, at least of a last partial one), and `bp` `kcb` rows of
+/// `nr` readable elements, `ldb` apart; with `direct`, A must hold `mcb` readable rows of `kcb`
+/// elements from the pointer, `lda` apart (with `short_too`, `mcb` rounded up to whole tiles).
 #[allow(clippy::too_many_arguments)]
 unsafe fn panel_tiles<T: GemmElem>(
     kern: &MicroKernel<T>,
