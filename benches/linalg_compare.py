@@ -46,6 +46,7 @@ def main():
     spec = os.environ.get("XLA_SPEC", os.path.join(ROOT, "target", "release", "xla-spec"))
     reps = os.environ.get("REPS", "3")
     names = [n for n, _ in linalg_peers.CASES if filt in n]
+    trip0 = record.round_trip(spec)
     start = datetime.datetime.now(datetime.timezone.utc)
     load0 = os.getloadavg()
     rows = []
@@ -84,6 +85,7 @@ def main():
         rows.append(row)
     end = datetime.datetime.now(datetime.timezone.utc)
     load1 = os.getloadavg()
+    trip1 = record.round_trip(spec)
     m = record.machine()
     if save:
         method = (f"GFLOP/s (a multiply-add counts two), best of {rounds} rounds alternating xla-spec "
@@ -98,10 +100,12 @@ def main():
                   if os.environ.get(k)]
         if forced:
             method += "; instruction sets restricted: " + ", ".join(forced)
-        record.save(save, "linalg", rows, start, end, [load0[0], load1[0]], ROOT, method)
+        record.save(save, "linalg", rows, start, end, [load0[0], load1[0]], ROOT, method,
+                    [trip0, trip1])
     print()
     print(f"CPU: {m['model']} (family {m['family']}, model {m['model_number']}); "
-          f"{m['cpus']} CPUs; flags {' '.join(m['flags'])}; caches {', '.join(m['caches'])}")
+          f"{m['cpus']} CPUs; flags {' '.join(m['flags'])}; caches {', '.join(m['caches'])}; "
+          f"core round trip {trip0} ns at the start, {trip1} ns at the end")
     print(f"Date: {start:%Y-%m-%d %H:%M}-{end:%H:%M} UTC; load average {load0[0]:.2f} at the start, "
           f"{load1[0]:.2f} at the end; best of {rounds} rounds of {reps} runs or the peers' count if higher (xla-spec) and of "
           f"3 to 10 runs (peers)")

@@ -197,6 +197,7 @@ def main():
         sys.exit(f"no xla-spec binary at {binary}: build it (cargo build --release) or set XLA_SPEC")
     manifest = json.load(open(os.path.join(HERE, "programs", "programs.json")))
     os.makedirs(OUT_DIR, exist_ok=True)
+    trip0 = record.round_trip(binary)
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = load_average()
     rows = []
@@ -239,6 +240,7 @@ def main():
         print(json.dumps(row), flush=True)
 
     finished = datetime.datetime.now(datetime.timezone.utc)
+    trip1 = record.round_trip(binary)
     print()
     print(f"CPU: {cpu_model()} ({os.cpu_count()} logical CPUs; {', '.join(cpu_flags())}); "
           f"jaxlib {jaxlib.__version__}; xla-spec: {binary}")
@@ -253,7 +255,7 @@ def main():
                   f"--programs`) and runs it as a whole process (`xla-spec run` with .npz arguments "
                   f"and results), best of up to {opts.spec_runs}, right after, program by program")
         record.save(opts.save, "programs", rows, started, finished,
-                    [load_before[0], load_average()[0]], ROOT, method)
+                    [load_before[0], load_average()[0]], ROOT, method, [trip0, trip1])
     print("| program | xla-spec eval (ms) | xla-spec run (ms) | XLA:CPU execute (ms) | XLA:CPU compile + execute (ms) | ratio eval / execute | ratio run / execute | agree |")
     print("|---|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:

@@ -8,7 +8,8 @@ the date, the load and the commit it was measured at, and the peers measured in 
      "load": [before, after], "commit": "abc1234", "method": "...", "rows": [{...}, ...]}
 
 `machine` holds the CPU model, family and model numbers, the SIMD flags that pick our kernels, the
-logical CPU count and the data caches of CPU 0 (sysfs).
+logical CPU count, the data caches of CPU 0 (sysfs) and, when measured, the round trip of a cache
+line between the first two CPUs at the start and the end of the run (`core_round_trip_ns`).
 """
 import datetime
 import json
@@ -68,11 +69,27 @@ def now():
     return datetime.datetime.now(datetime.timezone.utc)
 
 
-def save(path, kind, rows, started, finished, load, root, method):
-    """Writes a record (to a temporary name, then renamed, so a reader never sees half a file)."""
+def round_trip(spec):
+    """The time a cache line takes between the first two CPUs and back (`xla-spec bench
+    --round-trip`), in ns, or None: the guest's topology does not show whether the two virtual
+    CPUs share an L3, and the answer moved within a session (114-125 against 404 ns)."""
+    try:
+        out = subprocess.run([spec, "bench", "--round-trip", "--json"], capture_output=True,
+                             text=True, timeout=60, check=True).stdout
+        return json.loads(out).get("core_round_trip_ns")
+    except (OSError, subprocess.SubprocessError, ValueError, AttributeError):
+        return None
+
+
+def save(path, kind, rows, started, finished, load, root, method, trips=None):
+    """Writes a record (to a temporary name, then renamed, so a reader never sees half a file).
+    `trips`: the core round trips (`round_trip`) at the start and at the end, if measured."""
+    m = machine()
+    if trips and any(t is not None for t in trips):
+        m["core_round_trip_ns"] = list(trips)
     rec = {
         "kind": kind,
-        "machine": machine(),
+        "machine": m,
         "started": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "finished": finished.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "load": [round(x, 2) for x in load],

@@ -390,6 +390,23 @@ pub fn main(args: &[String]) -> i32 {
     if args.iter().any(|a| a == "--programs") {
         return super::bench_programs::main(args);
     }
+    if args.iter().any(|a| a == "--round-trip") {
+        // The placement of this process's first two CPUs (`pool::core_round_trip_ns`), for
+        // comparison records; `null` / "unknown" where it cannot be measured.
+        let ns = crate::kernels::pool::core_round_trip_ns();
+        if args.iter().any(|a| a == "--json") {
+            let v = ns.map_or(serde_json::Value::Null, |x| {
+                serde_json::json!((x * 10.0).round() / 10.0)
+            });
+            println!("{}", serde_json::json!({ "core_round_trip_ns": v }));
+        } else {
+            match ns {
+                Some(x) => println!("core round trip: {x:.1} ns"),
+                None => println!("core round trip: unknown (fewer than two CPUs, or unbound)"),
+            }
+        }
+        return 0;
+    }
     let mut json = false;
     let mut filter = String::new();
     let mut reps = 3usize;
@@ -403,6 +420,7 @@ pub fn main(args: &[String]) -> i32 {
                 println!(
                     "usage: xla-spec bench [--json] [--filter TEXT] [--reps N]\n\
                      \x20      xla-spec bench --programs [--manifest FILE] [--args-dir DIR] [--filter TEXT] [--reps N] [--json]\n\
+                     \x20      xla-spec bench --round-trip [--json]   (a cache line between the first two CPUs)\n\
                      cases: {}",
                     table().iter().map(|c| c.0).collect::<Vec<_>>().join(", ")
                 );

@@ -107,8 +107,20 @@ fn run_paragraph(rec: &Value, file: &str) -> Res<String> {
         .map(|a| a.iter().map(|x| x.to_string()).collect::<Vec<_>>())
         .unwrap_or_default();
     let flags = list(&m["flags"]);
+    // The cache line's round trip between the first two CPUs at the start and the end, when
+    // the record has it: which the guest's topology does not show (`pool::core_round_trip_ns`).
+    let trips = m["core_round_trip_ns"]
+        .as_array()
+        .map(|a| {
+            let t: Vec<String> = a
+                .iter()
+                .map(|x| x.as_f64().map_or("?".into(), |v| format!("{v:.0}")))
+                .collect();
+            format!("; core round trip {} ns (start, end)", t.join(" and "))
+        })
+        .unwrap_or_default();
     Ok(format!(
-        "**Machine:** {} (family {}, model {}), {} logical CPUs; {}; caches {}. \
+        "**Machine:** {} (family {}, model {}), {} logical CPUs; {}; caches {}{}. \
          **Run:** {} to {} UTC, load average {} at the start and {} at the end, commit `{}`. \
          **Method:** {}. (Record: `{}`.)\n",
         text(m, "model")?,
@@ -121,6 +133,7 @@ fn run_paragraph(rec: &Value, file: &str) -> Res<String> {
             format!("flags {flags}")
         },
         list(&m["caches"]),
+        trips,
         started.replace('T', " ").trim_end_matches('Z'),
         finished
             .split_once('T')
@@ -354,6 +367,22 @@ mod tests {
         })
     }
 
+    /// A record's core round trips (start, end; either may be missing) go into the machine line.
+    #[test]
+    fn a_record_shows_the_core_round_trip_when_it_has_one() {
+        let mut rec = record(
+            "programs",
+            serde_json::json!([{"program": "mlp_train", "xla_spec_eval_ms": 50.0, "xla_spec_run_ms": 120.0,
+                                "xla_execute_ms": 25.0, "xla_compile_execute_ms": 150.0, "agree": true}]),
+        );
+        rec["machine"]["core_round_trip_ns"] = serde_json::json!([404.4, null]);
+        let md = render(&rec, "benches/results/x.json").unwrap();
+        assert!(
+            md.contains("caches L1 32K, L2 1024K; core round trip 404 and ? ns (start, end)."),
+            "{md}"
+        );
+    }
+
     #[test]
     fn a_linalg_record_gives_machine_table_ratios_and_plot() {
         let rec = record(
@@ -367,6 +396,10 @@ mod tests {
         let md = render(&rec, "benches/results/x.json").unwrap();
         assert!(md.contains("AMD EPYC 9R14 (family 25, model 17), 2 logical CPUs"));
         assert!(md.contains("flags avx2, fma, avx512f"));
+        assert!(
+            !md.contains("round trip"),
+            "no round trip in the record, none shown"
+        );
         assert!(md.contains("2026-11-26 08:00:00 to 08:20:00 UTC"));
         assert!(md.contains("load average 0.5 at the start and 1.9 at the end, commit `abc1234`"));
         assert!(md.contains("| `dot_f32_256` | 50.0 (avx512) | 100 | 80.0 | 0.50 | 0.62 |"));
