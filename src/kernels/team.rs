@@ -343,15 +343,7 @@ mod tests {
         for h in &t.helpers {
             let cpu = h.cpu;
             let names = std::thread::spawn(move || {
-                // SAFETY: as in `pool::pin_worker`.
-                unsafe {
-                    let mut one: libc::cpu_set_t = std::mem::zeroed();
-                    libc::CPU_SET(cpu as usize, &mut one);
-                    assert_eq!(
-                        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one),
-                        0
-                    );
-                }
+                assert!(crate::kernels::pool::bind_current_thread(cpu as usize));
                 let names = std::sync::Mutex::new(Vec::<String>::new());
                 for _ in 0..20 {
                     run_tasks(8, &|_| {
