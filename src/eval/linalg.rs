@@ -118,6 +118,21 @@ impl ConvAttrs {
     }
 
     /// The result dimensions for operands of these sizes.
+    /// The output's dimensions and the kernels' view of the convolution.
+    pub fn geometry(&self, lhs: &[i64], rhs: &[i64]) -> Result<(Vec<i64>, ConvGeom)> {
+        let out_dims = self.out_dims(lhs, rhs)?;
+        let g = ConvGeom::new(
+            lhs,
+            rhs,
+            &out_dims,
+            &self.dims,
+            &self.window.dims,
+            self.feature_group_count,
+            self.batch_group_count,
+        );
+        Ok((out_dims, g))
+    }
+
     pub fn out_dims(&self, lhs: &[i64], rhs: &[i64]) -> Result<Vec<i64>> {
         let d = &self.dims;
         let mut out = vec![0i64; lhs.len()];
@@ -636,26 +651,21 @@ pub fn fast_conv_with(
     rty: ElementType,
     kind: Option<KernelKind>,
 ) -> Result<(Array, Option<KernelKind>)> {
-    let out_dims = a.out_dims(lhs.dims(), rhs.dims())?;
-    let g = ConvGeom::new(
-        lhs.dims(),
-        rhs.dims(),
-        &out_dims,
-        &a.dims,
-        &a.window.dims,
-        a.feature_group_count,
-        a.batch_group_count,
-    );
+    let (out_dims, g) = a.geometry(lhs.dims(), rhs.dims())?;
     let n: usize = out_dims.iter().map(|&x| x as usize).product();
     macro_rules! run {
         ($t:ty, $conv:expr) => {{
             let k = pick::<$t>(kind)?;
-            let mut out = vec![<$t as crate::kernels::gemm::simd::ScalarOps>::zero(); n];
             let (l, r): (Cow<[$t]>, Cow<[$t]>) = with_data!(&lhs.data, l => {
                 let r = same_typed(l, &rhs.data)?;
                 (as_acc(l, $conv), as_acc(r, $conv))
             });
-            let ran = conv_fast(&k, &g, &l, &r, |x: $t| x, &mut out);
+            // Not zeroed first (a serial pass over the result before the threads start):
+            // `conv_fast` writes every element.
+            let mut out: Vec<$t> = crate::literal::pages::fresh_vec(n);
+            let ran = conv_fast(&k, &g, &l, &r, |x: $t| x, &mut out.spare_capacity_mut()[..n]);
+            // SAFETY: `conv_fast` wrote all `n` elements (its contract).
+            unsafe { out.set_len(n) };
             (<$t>::finish(out, rty), ran)
         }};
     }
@@ -668,4 +678,86 @@ pub fn fast_conv_with(
     let arr = Array::from_data(ArrayShape::new(rty, out_dims), data)?;
     let ran = (!arr.is_empty()).then_some(ran);
     Ok((arr, ran))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::window::WindowDim;
+
+    fn f32_array(dims: &[i64], seed: usize) -> Array {
+        let n: usize = dims.iter().map(|&d| d as usize).product();
+        // Small integers: every sum is exact, so any order of summation gives the same bits.
+        let v: Vec<f32> = (0..n).map(|i| ((i * 7 + seed) % 5) as f32 - 2.0).collect();
+        Array::from_data(
+            ArrayShape::new(ElementType::F32, dims.to_vec()),
+            ArrayData::F32(v.into()),
+        )
+        .unwrap()
+    }
+
+    /// `conv_fast` promises to write every element of its output (the result is not zeroed
+    /// first): started from NaN everywhere, it must leave the oracle's values, for a product
+    /// written in place, for feature groups and batch groups (C scattered per group) and for a
+    /// kernel gradient's batch-minor patches.
+    #[test]
+    fn fast_conv_writes_every_output_element() {
+        let nhwc = ConvDims {
+            input_batch: 0,
+            input_feature: 3,
+            input_spatial: vec![1, 2],
+            kernel_input_feature: 2,
+            kernel_output_feature: 3,
+            kernel_spatial: vec![0, 1],
+            output_batch: 0,
+            output_feature: 3,
+            output_spatial: vec![1, 2],
+        };
+        // f01b input (batch innermost), as a kernel gradient reads its activations.
+        let batch_minor = ConvDims {
+            input_batch: 3,
+            input_feature: 0,
+            input_spatial: vec![1, 2],
+            ..nhwc.clone()
+        };
+        let padded = |size| WindowDim {
+            pad_lo: 1,
+            pad_hi: 1,
+            ..WindowDim::of_size(size)
+        };
+        let cases = [
+            (nhwc.clone(), vec![2, 7, 6, 4], vec![3, 3, 4, 5], 1, 1),
+            (nhwc.clone(), vec![2, 7, 6, 4], vec![3, 3, 2, 6], 2, 1),
+            (nhwc.clone(), vec![4, 5, 5, 3], vec![3, 3, 3, 6], 1, 2),
+            (batch_minor, vec![3, 6, 6, 40], vec![3, 3, 3, 8], 1, 1),
+        ];
+        for (dims, ldims, kdims, fgc, bgc) in cases {
+            let attrs = ConvAttrs {
+                dims,
+                window: Window {
+                    dims: vec![padded(kdims[0]), padded(kdims[1])],
+                },
+                feature_group_count: fgc,
+                batch_group_count: bgc,
+            };
+            let (lhs, rhs) = (f32_array(&ldims, 1), f32_array(&kdims, 3));
+            let (out_dims, g) = attrs.geometry(lhs.dims(), rhs.dims()).unwrap();
+            let n: usize = out_dims.iter().map(|&d| d as usize).product();
+            let mut out = vec![std::mem::MaybeUninit::new(f32::NAN); n];
+            let (ArrayData::F32(l), ArrayData::F32(r)) = (&lhs.data, &rhs.data) else {
+                unreachable!()
+            };
+            conv_fast(&MicroKernel::<f32>::best(), &g, l, r, |x| x, &mut out);
+            let oracle = naive_conv(&lhs, &rhs, &attrs, ElementType::F32).unwrap();
+            let ArrayData::F32(want) = &oracle.data else {
+                unreachable!()
+            };
+            let got: Vec<f32> = out.iter().map(|x| unsafe { x.assume_init() }).collect();
+            assert_eq!(
+                &got[..],
+                &want[..],
+                "{ldims:?} * {kdims:?}, fgc {fgc} bgc {bgc}"
+            );
+        }
+    }
 }

@@ -22,9 +22,12 @@
 //! the output is `b01f`-ordered and there is a single group, `C` is written straight into the
 //! result; otherwise it is scattered.
 
-use super::gemm::{GATHER_ROWS, GemmElem, KernelKind, MatRef, MicroKernel, PackA, gemm_packed};
+use super::gemm::{
+    GATHER_ROWS, GemmElem, KernelKind, MatRef, MicroKernel, PackA, gemm_packed_into,
+};
 use crate::shape::row_major_strides;
 use crate::shape::window::{ConvDims, WindowDim};
+use std::mem::MaybeUninit;
 
 /// The geometry of one convolution on actual operand sizes, with row-major strides.
 #[derive(Clone, Debug)]
@@ -402,14 +405,15 @@ fn feature_minor<S: Copy>(g: &ConvGeom, lhs: &[S]) -> (Vec<S>, ConvGeom) {
 }
 
 /// The fast convolution: `out` (row-major, `geom.out_dims`) receives the result in the
-/// accumulation type `T`. Returns which GEMM kernel ran.
+/// accumulation type `T`; every element is written, so it need not be initialised. Returns which
+/// GEMM kernel ran.
 pub fn conv_fast<S, T, F>(
     kernel: &MicroKernel<T>,
     geom: &ConvGeom,
     lhs: &[S],
     rhs: &[S],
     conv: F,
-    out: &mut [T],
+    out: &mut [MaybeUninit<T>],
 ) -> KernelKind
 where
     S: Copy + Send + Sync + 'static,
@@ -507,14 +511,14 @@ where
         }
     }
     let rows = g.out_batch * p_count;
-    let mut c = if direct {
+    // The groups' C, when C is not the result's own memory: a recycled buffer when one is free
+    // (see `pool::fill_fresh`), left uninitialised, as every group's product writes all of it.
+    let mut c_buf: Vec<T> = if direct {
         vec![]
     } else {
-        // A recycled buffer when one is free (see `pool::fill_fresh`).
-        let mut v = crate::literal::pages::fresh_vec(rows * og);
-        v.resize(rows * og, T::zero());
-        v
+        crate::literal::pages::fresh_vec(rows * og)
     };
+    let c = &mut c_buf.spare_capacity_mut()[..if direct { 0 } else { rows * og }];
     let mut kind = kernel.kind;
     for grp in 0..groups {
         let (lb, f0) = g.group_source(0, grp);
@@ -539,9 +543,9 @@ where
             cols: &bcols,
         };
         if direct {
-            kind = gemm_packed(kernel, &patches, bm, &conv, out);
+            kind = gemm_packed_into(kernel, &patches, bm, &conv, out);
         } else {
-            kind = gemm_packed(kernel, &patches, bm, &conv, &mut c);
+            kind = gemm_packed_into(kernel, &patches, bm, &conv, c);
             for ob in 0..g.out_batch {
                 let ob_off = ob * g.out_batch_stride;
                 for (p, o) in opos.iter().enumerate() {
@@ -556,8 +560,10 @@ where
                         ob * p_count + p
                     };
                     let crow = &c[row * og..(row + 1) * og];
-                    for (f, &v) in crow.iter().enumerate() {
-                        out[ob_off + sp + (grp * og + f) * g.out_feature_stride] = v;
+                    for (f, v) in crow.iter().enumerate() {
+                        // SAFETY: this group's product wrote every element of `c`.
+                        let v = unsafe { v.assume_init() };
+                        out[ob_off + sp + (grp * og + f) * g.out_feature_stride].write(v);
                     }
                 }
             }
