@@ -589,16 +589,7 @@ pub fn naive_dot(lhs: &Array, rhs: &Array, d: &DotDims, rty: ElementType) -> Res
 /// input features of `lhs[input position] * rhs[kernel position]`, skipping window elements that
 /// fall on padding or on holes of lhs dilation (the seed's pseudo-code, generalised).
 pub fn naive_conv(lhs: &Array, rhs: &Array, a: &ConvAttrs, rty: ElementType) -> Result<Array> {
-    let out_dims = a.out_dims(lhs.dims(), rhs.dims())?;
-    let g = ConvGeom::new(
-        lhs.dims(),
-        rhs.dims(),
-        &out_dims,
-        &a.dims,
-        &a.window.dims,
-        a.feature_group_count,
-        a.batch_group_count,
-    );
+    let (out_dims, g) = a.geometry(lhs.dims(), rhs.dims())?;
     fn body<A: OracleAcc>(l: &[A], r: &[A], g: &ConvGeom, d: &ConvDims) -> Vec<A> {
         let osizes: Vec<usize> = g.out_dims.iter().map(|&x| x as usize).collect();
         let og = g.group_out();
