@@ -24,6 +24,8 @@ pub(super) const KERNEL_STACK_BYTES: usize = 64 << 20;
 fn pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
     POOL.get_or_init(|| {
+        // Probed before the workers exist (see `cores_far`).
+        cores_far();
         // The builder's default thread count honours RAYON_NUM_THREADS, as the global pool does.
         rayon::ThreadPoolBuilder::new()
             .thread_name(|i| format!("xla-spec-kernel-{i}"))
@@ -93,11 +95,30 @@ pub(super) fn bind_current_thread(cpu: usize) -> bool {
 /// session), which the guest's cache topology does not show; a product whose threads share
 /// packed panels is a few percent slower on the far placement. Comparison records note it.
 pub fn core_round_trip_ns() -> Option<f64> {
+    round_trip_ns(2000, 5)
+}
+
+/// Round trips longer than this are between cores that share no L3: the placements seen were
+/// 43-52 ns (one L3), 114-125 ns and 348-404 ns.
+const FAR_CORES_NS: f64 = 250.0;
+
+/// Whether this process's first two CPUs share no L3 (`FAR_CORES_NS`), measured once, before
+/// the kernel pool's workers start (a spinning worker would share a CPU with the probe):
+/// `XLA_SPEC_CORES=far` or `near` decides instead (for measurements). A few hundred
+/// microseconds of 3 x 200 trips at the first parallel kernel.
+pub fn cores_far() -> bool {
+    static FAR: OnceLock<bool> = OnceLock::new();
+    *FAR.get_or_init(|| match std::env::var("XLA_SPEC_CORES").as_deref() {
+        Ok("far") => true,
+        Ok("near") => false,
+        _ => round_trip_ns(200, 3).is_some_and(|ns| ns > FAR_CORES_NS),
+    })
+}
+
+fn round_trip_ns(trips: u64, trials: usize) -> Option<f64> {
     #[cfg(target_os = "linux")]
     {
         use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-        const TRIPS: u64 = 2000;
-        const TRIALS: usize = 5;
         #[repr(align(128))]
         struct Line(AtomicU64);
         let cpus = allowed_cpus()?;
@@ -110,7 +131,7 @@ pub fn core_round_trip_ns() -> Option<f64> {
                     failed.store(true, Ordering::SeqCst);
                 }
                 // Answers every odd value with the next even one, until the last trip.
-                for i in 0..TRIPS * TRIALS as u64 {
+                for i in 0..trips * trials as u64 {
                     while line.0.load(Ordering::Acquire) != 2 * i + 1 {
                         if failed.load(Ordering::Relaxed) {
                             return;
@@ -126,9 +147,9 @@ pub fn core_round_trip_ns() -> Option<f64> {
                     return None;
                 }
                 let mut best = f64::INFINITY;
-                for t in 0..TRIALS as u64 {
+                for t in 0..trials as u64 {
                     let start = std::time::Instant::now();
-                    for i in t * TRIPS..(t + 1) * TRIPS {
+                    for i in t * trips..(t + 1) * trips {
                         line.0.store(2 * i + 1, Ordering::Release);
                         while line.0.load(Ordering::Acquire) != 2 * i + 2 {
                             if failed.load(Ordering::Relaxed) {
@@ -137,7 +158,7 @@ pub fn core_round_trip_ns() -> Option<f64> {
                             std::hint::spin_loop();
                         }
                     }
-                    best = best.min(start.elapsed().as_secs_f64() * 1e9 / TRIPS as f64);
+                    best = best.min(start.elapsed().as_secs_f64() * 1e9 / trips as f64);
                 }
                 Some(best)
             })
@@ -149,6 +170,7 @@ pub fn core_round_trip_ns() -> Option<f64> {
     }
     #[cfg(not(target_os = "linux"))]
     {
+        let _ = (trips, trials);
         None
     }
 }

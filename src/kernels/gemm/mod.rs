@@ -445,9 +445,33 @@ where
     if m.div_ceil(kern.mr) < 2 * threads || m <= FEW_ROWS {
         by_columns(&kern, a, &b, bst, &conv_b, c, threads);
     } else {
-        by_rows(&kern, a, &b, bst, &conv_b, c, threads);
+        let far = threads > 1 && !a.packs_rows() && n >= FAR_SPLIT_PANELS * kern.nr && cores_far();
+        by_rows(&kern, a, &b, bst, &conv_b, c, threads, far);
     }
     kernel.kind
+}
+
+/// Products with at least this many column panels split their columns across threads when the
+/// cores share no L3 (`pool::cores_far`): each task then packs and reads only its own B panels
+/// (it packs every A block, a small cost next to the panels' traffic), where split by rows every
+/// task reads every packed panel, half of them from the other core's cache. BLIS's advice:
+/// columns (`jc`) across L3 domains, rows (`ic`) within one. On the far placement (round trip
+/// 350-400 ns, Zen 5), forcing the few-row plan's column split (`by_columns`, all of A packed
+/// per slice of k) on squares was 3-6% faster on AVX2 (F32 and F64, 256^3 to 1024^3) and 5-8%
+/// on AVX-512 at 512^3 and 1024^3, but 14% slower at AVX-512 256^3 (8 panels), and 2-3% slower
+/// on one L3. This split keeps `by_rows`' cache-sized A blocks; on one L3 (43 ns) it ran level
+/// to 2% behind the row split (AVX2 and AVX-512, 256^3 to 1024^3, side by side), so a wrong
+/// reading of the placement costs little. Convolution patches (`packs_rows`) lost on both
+/// placements (their A blocks cost more to make).
+const FAR_SPLIT_PANELS: usize = 16;
+
+/// `pool::cores_far`, which a test may override on its own thread.
+fn cores_far() -> bool {
+    #[cfg(test)]
+    if let Some(far) = tests::FORCE_FAR.with(|f| f.get()) {
+        return far;
+    }
+    super::pool::cores_far()
 }
 
 /// The height of `by_rows`' row blocks for `m` rows: a whole number of tiles, the same number of
@@ -497,6 +521,7 @@ fn row_block(
 /// (which is running, so the wait ends). Packing B as a parallel step of its own and then
 /// starting the products cost a second hand-off to the pool per block: about a fifth of a
 /// 256 x 256 x 256 product's time on two threads.
+#[allow(clippy::too_many_arguments)]
 fn by_rows<SB, T, PA, FB>(
     kern: &MicroKernel<T>,
     a: &PA,
@@ -505,6 +530,7 @@ fn by_rows<SB, T, PA, FB>(
     conv_b: &FB,
     c: &mut [MaybeUninit<T>],
     threads: usize,
+    far: bool,
 ) where
     SB: Copy + Send + Sync + 'static,
     T: GemmElem,
@@ -541,7 +567,10 @@ fn by_rows<SB, T, PA, FB>(
         n <= DIRECT_A_PANELS * nr
             && l1.l1_rows_per_set(mr, rs.saturating_mul(std::mem::size_of::<T>())) <= l1.l1d_ways
     });
-    let mc = row_block(m, kern.mc, mr, threads, &|h| kern.edge(h).is_some());
+    // Split by columns, every task walks all row blocks: they need not come out even.
+    let mc = row_block(m, kern.mc, mr, if far { 1 } else { threads }, &|h| {
+        kern.edge(h).is_some()
+    });
     let max_panels = nc.min(n).div_ceil(nr);
     // (Partial panels are zeroed where they are packed.)
     let mut bpack: Scratch<T> = Scratch::stale(max_panels * nr * kc.min(k), T::zero());
@@ -613,9 +642,10 @@ fn by_rows<SB, T, PA, FB>(
                 // written and no task writes it again during this block.
                 unsafe { std::slice::from_raw_parts(shared.at(off), len) }
             };
-            let block = |(ib, cblock): (usize, &mut [MaybeUninit<T>])| {
+            // Row block `ib` (`mcb` rows of C from `cblock`, row stride n) times the B groups
+            // `only` names, or all of them starting from the block's own.
+            let block = |ib: usize, cblock: *mut T, mcb: usize, only: Option<usize>| {
                 let i0 = ib * mc;
-                let mcb = cblock.len() / n;
                 let mpanels = mcb.div_ceil(mr);
                 // Only a last, partial panel needs zeros first (its rows past the edge): the
                 // sources write every element of their rows (zeroing the whole block each time
@@ -647,16 +677,19 @@ fn by_rows<SB, T, PA, FB>(
                         (g, data[origin + i0 * rs + pc..].as_ptr(), rs)
                     }),
                 };
-                for g in (0..groups).map(|q| (q + ib) % groups) {
+                let (first, count) = only.map_or((ib, groups), |g| (g, 1));
+                for g in (0..count).map(|q| (first + q) % groups) {
                     let (p0, p1) = group_range(g);
                     let packed = ready(g);
                     for jp in p0..p1 {
                         let j0 = jc + jp * nr;
                         let w = nr.min(jc + ncb - j0);
                         let bp = &packed[(jp - p0) * nr * kcb..(jp - p0 + 1) * nr * kcb];
-                        // SAFETY: `cblock` is this task's rows of C (row stride n); columns
-                        // j0..j0+w lie inside every row; the packed panel holds kcb rows of nr.
-                        // The first slice of k (pc = 0) writes them, the later ones add.
+                        // SAFETY: `cblock` is `mcb` rows of C (row stride n) whose columns
+                        // j0..j0+w (inside every row) only this task touches in this step: the
+                        // task's own row block, or (split by columns) its own group's panels.
+                        // The packed panel holds kcb rows of nr. The first slice of k (pc = 0)
+                        // writes them, the later ones add.
                         unsafe {
                             panel_tiles(
                                 kern,
@@ -666,7 +699,7 @@ fn by_rows<SB, T, PA, FB>(
                                 rows_packed.is_some(),
                                 mcb,
                                 (bp.as_ptr(), nr),
-                                (cblock.as_mut_ptr().cast::<T>().add(j0), n, w),
+                                (cblock.add(j0), n, w),
                                 pc > 0,
                                 &mut tmp,
                             )
@@ -674,11 +707,27 @@ fn by_rows<SB, T, PA, FB>(
                     }
                 }
             };
-            if threads == 1 {
-                c.chunks_mut(mc * n).enumerate().for_each(block);
+            if far && groups > 1 {
+                let shared_c = SharedMut(c.as_mut_ptr().cast::<T>());
+                super::pool::run_tasks(groups, &|g| {
+                    for i0 in (0..m).step_by(mc) {
+                        block(i0 / mc, shared_c.at(i0 * n), mc.min(m - i0), Some(g));
+                    }
+                });
+            } else if threads == 1 {
+                for (ib, cblock) in c.chunks_mut(mc * n).enumerate() {
+                    block(ib, cblock.as_mut_ptr().cast(), cblock.len() / n, None);
+                }
             } else {
                 let len = mc * n;
-                super::pool::for_each_chunk(c, len, &|off, cblock| block((off / len, cblock)));
+                super::pool::for_each_chunk(c, len, &|off, cblock| {
+                    block(
+                        off / len,
+                        cblock.as_mut_ptr().cast(),
+                        cblock.len() / n,
+                        None,
+                    )
+                });
             }
         }
     }

@@ -207,6 +207,42 @@ fn every_plan_matches_naive() {
     }
 }
 
+thread_local! {
+    /// Overrides `pool::cores_far` for products this thread starts (`far_split_matches_naive`).
+    pub(super) static FORCE_FAR: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+/// The column split `by_rows` takes when the cores share no L3 (each task all row blocks, its
+/// own B groups): several row blocks, several slices of k, a partial last panel and, at 1100
+/// columns, more than one `nc` block on the smaller caches; A and B in place, transposed and
+/// converted. Needs two threads (one thread never splits).
+#[test]
+fn far_split_matches_naive() {
+    use Store::*;
+    assert!(
+        crate::kernels::pool::threads() > 1
+            || std::thread::available_parallelism().unwrap().get() < 2,
+        "the kernel pool should have two threads here"
+    );
+    FORCE_FAR.with(|f| f.set(Some(true)));
+    for kern in MicroKernel::<f32>::available() {
+        for shape in [
+            (300, 16 * kern.nr + 5, 700),
+            (1000, 1100, 40),
+            (97, 16 * kern.nr, 33),
+        ] {
+            for (sa, sb) in [
+                (RowMajor, RowMajor),
+                (ColMajor, Reversed),
+                (Converted, RowMajor),
+            ] {
+                check_plan(&kern, shape, sa, sb);
+            }
+        }
+    }
+    FORCE_FAR.with(|f| f.set(None));
+}
+
 /// The packing's gather (the SSE transposition for F32, four rows by four columns, and
 /// the scalar loop for other types and the last columns) puts `rows[i][j]` at
 /// `dst[j * dj + i]` and writes nothing else.
