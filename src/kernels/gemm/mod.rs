@@ -461,8 +461,9 @@ where
 /// on AVX-512 at 512^3 and 1024^3, but 14% slower at AVX-512 256^3 (8 panels), and 2-3% slower
 /// on one L3. This split keeps `by_rows`' cache-sized A blocks; on one L3 (43 ns) it ran level
 /// to 2% behind the row split (AVX2 and AVX-512, 256^3 to 1024^3, side by side), so a wrong
-/// reading of the placement costs little. Convolution patches (`packs_rows`) lost on both
-/// placements (their A blocks cost more to make).
+/// reading of the placement costs little. Convolution patches (`packs_rows`), whose A blocks
+/// cost more to make, ran far slower under the few-row split on both placements and are left
+/// out.
 const FAR_SPLIT_PANELS: usize = 16;
 
 /// `pool::cores_far`, which a test may override on its own thread.
