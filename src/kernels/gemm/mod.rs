@@ -459,9 +459,11 @@ where
 /// 350-400 ns, Zen 5), forcing the few-row plan's column split (`by_columns`, all of A packed
 /// per slice of k) on squares was 3-6% faster on AVX2 (F32 and F64, 256^3 to 1024^3) and 5-8%
 /// on AVX-512 at 512^3 and 1024^3, but 14% slower at AVX-512 256^3 (8 panels), and 2-3% slower
-/// on one L3. This split keeps `by_rows`' cache-sized A blocks; on one L3 (43 ns) it ran level
-/// to 2% behind the row split (AVX2 and AVX-512, 256^3 to 1024^3, side by side), so a wrong
-/// reading of the placement costs little. Convolution patches (`packs_rows`), whose A blocks
+/// on one L3. This split keeps `by_rows`' cache-sized A blocks. Side by side on the far
+/// placement (392-420 ns), against the row split: AVX2 F32 256^3 +4%, 1024^3 +2%, F64 512^3
+/// +4%, 1024^3 +7%; AVX-512 F32 512^3 +5%, 1024^3 +4%, F64 512^3 +11%, 1024^3 +10%. On one L3
+/// (43 ns) it ran level to 2% behind the row split, so a wrong reading of the placement costs
+/// little. Convolution patches (`packs_rows`), whose A blocks
 /// cost more to make, ran far slower under the few-row split on both placements and are left
 /// out.
 const FAR_SPLIT_PANELS: usize = 16;
@@ -558,6 +560,11 @@ fn by_rows<SB, T, PA, FB>(
     }
     let (m, k, n) = (a.rows(), a.cols(), b.cols.len());
     let MicroKernel { mr, nr, kc, nc, .. } = *kern;
+    // Split by columns, each task keeps only its share of a B block in its own L3: the block may
+    // be `threads` times wider, and every task then packs all of A as often as the row split
+    // packs it in all (once per block). On the far placement, side by side (two rounds), AVX2
+    // F64 1024^3 to 4096^3 gained 0-2%, F32 level.
+    let nc = if far { nc.saturating_mul(threads) } else { nc };
     // With few column panels, each A block serves few tiles, and packing it (a read of A from
     // memory, then the products) cost as much as a third of the time; read in place, A streams
     // in while the products run (4096 x 4096 x 64 F32 on Zen 5, side by side: AVX2 190 -> 240
