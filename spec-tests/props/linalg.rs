@@ -40,6 +40,14 @@ pub fn trials() -> Vec<Trial> {
             move || run(48, move |r| conv_case(r, kind)),
         ));
     }
+    // The AVX512-BF16 kernel wherever the CPU has it, whether or not it is the faster here
+    // (`gemm::bf16::preferred`): asked for by name, it runs on every BF16 product.
+    if KernelKind::Avx512Bf16.available() {
+        t.push(Trial::test(
+            "prop::linalg::dot_fast_matches_oracle_avx512bf16",
+            || run(24, |r| dot_case(r, KernelKind::Avx512Bf16)),
+        ));
+    }
     t
 }
 
@@ -48,6 +56,7 @@ fn kernel_tag(k: KernelKind) -> &'static str {
         KernelKind::Avx512 => "avx512",
         KernelKind::Avx2Fma => "avx2_fma",
         KernelKind::Portable => "portable",
+        KernelKind::Avx512Bf16 => "avx512bf16",
     }
 }
 
@@ -213,7 +222,13 @@ fn compare(
 }
 
 fn dot_case(r: &mut Rng, kind: KernelKind) -> Result<(), TestCaseError> {
-    let ty = pick(r, TYPES);
+    // The BF16 kernel takes BF16 operands only (values in [-1, 1): never subnormal, so it must
+    // run).
+    let ty = if kind == KernelKind::Avx512Bf16 {
+        ElementType::BF16
+    } else {
+        pick(r, TYPES)
+    };
     let rty = if matches!(ty, ElementType::U8) {
         ElementType::U32
     } else {

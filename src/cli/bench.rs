@@ -436,6 +436,20 @@ pub fn main(args: &[String]) -> i32 {
         eprintln!("note: this is a debug build; build with --release for meaningful numbers");
     }
     if !json {
+        if crate::kernels::gemm::bf16::available() && "dot_bf16".contains(filter.as_str()) {
+            // Why BF16 products take the kernel they take (`gemm::bf16::preferred`).
+            let (pair, fma) = crate::kernels::gemm::bf16::tile_ns_per_madd();
+            println!(
+                "AVX512-BF16 tile {:.1} multiply-adds/ns, F32 tile {:.1}: BF16 products use {}",
+                1.0 / pair,
+                1.0 / fma,
+                if crate::kernels::gemm::bf16::preferred() {
+                    "AVX512-BF16"
+                } else {
+                    "the F32 kernel"
+                }
+            );
+        }
         println!(
             "{:<22} {:>10} {:>10} {:>9}  {:<10} naive shape",
             "case", "fast GF/s", "naive GF/s", "fast ms", "kernel"

@@ -355,6 +355,10 @@ fn dot_typed<T: GemmElem>(l: &[T], r: &[T], plan: &DotPlan, kern: &MicroKernel<T
 fn pick<T: GemmElem>(kind: Option<KernelKind>) -> Result<MicroKernel<T>> {
     match kind {
         None => Ok(MicroKernel::best()),
+        // Products that are not BF16 ones run on the general AVX-512 kernel.
+        Some(KernelKind::Avx512Bf16) if KernelKind::Avx512Bf16.available() => {
+            pick(Some(KernelKind::Avx512))
+        }
         Some(k) if k.available() => T::kernel(k)
             .or_else(|| T::kernel(KernelKind::Portable))
             .ok_or_else(|| Error::internal("no portable kernel")),
@@ -386,11 +390,14 @@ pub fn fast_dot_with(
 ) -> Result<(Array, Option<KernelKind>)> {
     let plan = DotPlan::new(lhs.dims(), rhs.dims(), d);
     // BF16 operands with an F32 accumulator: AVX512-BF16's pair instruction, where it computes
-    // exactly the F32 fused multiply-adds (`gemm::bf16`).
+    // exactly the F32 fused multiply-adds and is the faster on this core (`gemm::bf16`).
     if let (ArrayData::BF16(l), ArrayData::BF16(r)) = (&lhs.data, &rhs.data)
         && matches!(acc_kind(lhs.ty(), rty), Acc::F32)
-        && matches!(kind, None | Some(KernelKind::Avx512))
-        && bf16_gemm::available()
+        && match kind {
+            None => bf16_gemm::preferred(),
+            Some(KernelKind::Avx512Bf16) => bf16_gemm::available(),
+            Some(_) => false,
+        }
         && bf16_gemm::exact_for(l, r)
     {
         let mn = plan.lhs_rows.len() * plan.rhs_cols.len();
@@ -420,7 +427,7 @@ pub fn fast_dot_with(
             ArrayShape::new(rty, plan.out_dims.clone()),
             f32::finish(out, rty),
         )?;
-        let ran = (!arr.is_empty()).then_some(KernelKind::Avx512);
+        let ran = (!arr.is_empty()).then_some(KernelKind::Avx512Bf16);
         return Ok((arr, ran));
     }
     macro_rules! run {
@@ -685,6 +692,55 @@ mod tests {
             ArrayData::F32(v.into()),
         )
         .unwrap()
+    }
+
+    /// A BF16 product with no kernel asked for runs on AVX512-BF16 exactly where that kernel is
+    /// preferred on this core (`gemm::bf16::preferred`), otherwise on the F32 kernel, and both
+    /// give the exact sums of small integers.
+    #[test]
+    fn bf16_products_take_the_preferred_kernel() {
+        let (m, k, n) = (40i64, 300i64, 70i64);
+        let bf = |dims: &[i64], seed: usize| {
+            let f = f32_array(dims, seed);
+            let ArrayData::F32(v) = &f.data else {
+                unreachable!()
+            };
+            Array::from_data(
+                ArrayShape::new(ElementType::BF16, dims.to_vec()),
+                ArrayData::BF16(v.iter().map(|&x| half::bf16::from_f32(x)).collect()),
+            )
+            .unwrap()
+        };
+        let (lhs, rhs) = (bf(&[m, k], 1), bf(&[k, n], 3));
+        let d = DotDims {
+            lhs_batch: vec![],
+            lhs_contracting: vec![1],
+            rhs_batch: vec![],
+            rhs_contracting: vec![0],
+        };
+        let (fast, ran) = fast_dot(&lhs, &rhs, &d, ElementType::F32).unwrap();
+        let want = if bf16_gemm::preferred() {
+            KernelKind::Avx512Bf16
+        } else {
+            MicroKernel::<f32>::best().kind
+        };
+        assert_eq!(ran, Some(want));
+        let oracle = naive_dot(&lhs, &rhs, &d, ElementType::F32).unwrap();
+        assert_eq!(fast.data, oracle.data);
+        if bf16_gemm::available() {
+            let (fast, ran) = fast_dot_with(
+                &lhs,
+                &rhs,
+                &d,
+                ElementType::F32,
+                Some(KernelKind::Avx512Bf16),
+            )
+            .unwrap();
+            assert_eq!(ran, Some(KernelKind::Avx512Bf16));
+            assert_eq!(fast.data, oracle.data);
+            let (pair, fma) = bf16_gemm::tile_ns_per_madd();
+            assert!(pair.is_finite() && pair > 0.0 && fma.is_finite() && fma > 0.0);
+        }
     }
 
     /// `conv_fast` promises to write every element of its output (the result is not zeroed

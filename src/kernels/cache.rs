@@ -14,17 +14,32 @@
 
 use std::sync::OnceLock;
 
+/// Whose core it is: the two x86 vendors' cores feed their L1 from L2 differently enough that
+/// the best blocking differs (`gemm::Blocks::for_caches`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vendor {
+    Amd,
+    Intel,
+    Other,
+}
+
 /// Sizes in bytes of the caches one core uses for data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Caches {
     pub l1d: usize,
     pub l2: usize,
+    /// The part of L3 this process can count on (`share_of_l3`), not always the whole cache.
     pub l3: usize,
     /// The L1 data cache's associativity (lines of one set).
     pub l1d_ways: usize,
     /// Where the sizes came from: `sysfs`, `cpuid` or `default`.
     pub source: &'static str,
+    /// The CPU's vendor (CPUID leaf 0; `Other` off x86).
+    pub vendor: Vendor,
 }
+
+/// How many L2s' worth of L3 one core can count on (`Caches::share_of_l3`).
+pub const L3_PER_L2: usize = 16;
 
 /// What stands in when the machine does not say.
 pub const DEFAULT: Caches = Caches {
@@ -33,9 +48,27 @@ pub const DEFAULT: Caches = Caches {
     l3: 8 << 20,
     l1d_ways: 8,
     source: "default",
+    vendor: Vendor::Other,
 };
 
 impl Caches {
+    /// These caches with L3 cut to what `cpus` cores can count on: at most `L3_PER_L2` times
+    /// their L2s. A server's L3 is shared by dozens of cores, and a virtual machine is told the
+    /// whole of it while it runs beside other tenants: a Xeon VM of 2 vCPUs reports 300 MiB of
+    /// L3 (CPUID says 2 CPUs share it), so a 64 MiB operand counted as cached, was read in place
+    /// as if it were, and an 8 x 4096 x 4096 product ran at half OpenBLAS's speed. The cap
+    /// leaves a 2-vCPU Zen VM's 32 MiB L3 whole (1 MiB L2s).
+    pub fn share_of_l3(self, cpus: usize) -> Caches {
+        let cap = self
+            .l2
+            .saturating_mul(L3_PER_L2)
+            .saturating_mul(cpus.max(1));
+        Caches {
+            l3: self.l3.min(cap).max(self.l2),
+            ..self
+        }
+    }
+
     /// How many of `rows` rows, `stride` bytes apart, fall into the busiest set of the L1 data
     /// cache (64-byte lines): more than its ways, and rows read together evict each other.
     pub fn l1_rows_per_set(&self, rows: usize, stride: usize) -> usize {
@@ -52,10 +85,34 @@ impl Caches {
 pub fn detect() -> Caches {
     static CACHES: OnceLock<Caches> = OnceLock::new();
     *CACHES.get_or_init(|| {
-        from_sysfs(std::path::Path::new("/sys/devices/system/cpu/cpu0/cache"))
-            .or_else(from_cpuid)
-            .unwrap_or(DEFAULT)
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Caches {
+            vendor: vendor(),
+            ..from_sysfs(std::path::Path::new("/sys/devices/system/cpu/cpu0/cache"))
+                .or_else(from_cpuid)
+                .unwrap_or(DEFAULT)
+        }
+        .share_of_l3(cpus)
     })
+}
+
+/// The vendor string of CPUID leaf 0.
+#[cfg(target_arch = "x86_64")]
+pub fn vendor() -> Vendor {
+    // SAFETY: CPUID exists on every x86_64 CPU, and leaf 0 on every CPU that has it. (The
+    // intrinsic is a safe function from Rust 1.91 on.)
+    #[allow(unused_unsafe)]
+    let l0 = unsafe { std::arch::x86_64::__cpuid(0) };
+    match (l0.ebx, l0.edx, l0.ecx) {
+        (0x6874_7541, 0x6974_6e65, 0x444d_4163) => Vendor::Amd, // "AuthenticAMD"
+        (0x756e_6547, 0x4965_6e69, 0x6c65_746e) => Vendor::Intel, // "GenuineIntel"
+        _ => Vendor::Other,
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub fn vendor() -> Vendor {
+    Vendor::Other
 }
 
 /// Parses a sysfs size such as `32K`, `1024K`, `32M` or a plain byte count.
@@ -84,6 +141,7 @@ pub fn from_sysfs(dir: &std::path::Path) -> Option<Caches> {
         l2: 0,
         l3: 0,
         l1d_ways: DEFAULT.l1d_ways,
+        vendor: Vendor::Other,
     };
     for entry in std::fs::read_dir(dir).ok()?.flatten() {
         let p = entry.path();
@@ -143,6 +201,7 @@ fn from_cpuid() -> Option<Caches> {
         l2: 0,
         l3: 0,
         l1d_ways: DEFAULT.l1d_ways,
+        vendor: Vendor::Other,
     };
     for sub in 0..16 {
         // SAFETY: as above; `leaf` is at most the maximum the CPU reported.
@@ -228,6 +287,54 @@ mod tests {
         assert_eq!(c.l1_rows_per_set(12, 1 << 10), 3);
         assert_eq!(c.l1_rows_per_set(12, 16 << 10 | 64), 1);
         assert_eq!(c.l1_rows_per_set(0, 64), 0);
+    }
+
+    /// CPUID's vendor agrees with the kernel's reading of it.
+    #[test]
+    fn the_vendor_is_the_one_linux_reports() {
+        let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+            return;
+        };
+        let Some(id) = info.lines().find_map(|l| {
+            l.strip_prefix("vendor_id")
+                .map(|v| v.trim_start_matches([' ', '\t', ':']))
+        }) else {
+            return;
+        };
+        let expect = match id.trim() {
+            "AuthenticAMD" => Vendor::Amd,
+            "GenuineIntel" => Vendor::Intel,
+            _ => Vendor::Other,
+        };
+        assert_eq!(vendor(), expect, "{id}");
+        assert_eq!(detect().vendor, expect);
+    }
+
+    /// A VM's whole-socket L3 is cut to a few L2s per CPU; a small L3 is left whole, and no
+    /// L3 is made smaller than L2.
+    #[test]
+    fn l3_is_cut_to_what_the_cores_can_count_on() {
+        let xeon = Caches {
+            l1d: 48 << 10,
+            l2: 2 << 20,
+            l3: 300 << 20,
+            ..DEFAULT
+        };
+        assert_eq!(xeon.share_of_l3(2).l3, 64 << 20);
+        assert_eq!(xeon.share_of_l3(64).l3, 300 << 20);
+        let zen = Caches {
+            l2: 1 << 20,
+            l3: 32 << 20,
+            ..DEFAULT
+        };
+        assert_eq!(zen.share_of_l3(2).l3, 32 << 20);
+        assert_eq!(zen.share_of_l3(1).l3, 16 << 20);
+        let tiny = Caches {
+            l2: 1 << 20,
+            l3: 1 << 20,
+            ..DEFAULT
+        };
+        assert_eq!(tiny.share_of_l3(0).l3, 1 << 20);
     }
 
     #[test]

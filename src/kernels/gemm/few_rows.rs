@@ -127,10 +127,20 @@ pub(super) fn rowdot<SB, T, FB>(
 const STREAMED_ROWS: usize = 16;
 
 /// Products of at least this many rows pack a B they stream from memory rather than read it in
-/// place (`by_columns`). Medians of alternating runs on Zen 5, B 4096 x 4096: 8 rows on AVX-512
-/// F32 94 -> 113 GFLOP/s, F64 45 -> 59, on AVX2 F32 +4%, F64 +12%; 16 rows on AVX-512 143 ->
-/// 185, on AVX2 level; 4 rows on AVX-512 +8% but on AVX2 -7%, so fewer rows stay in place.
-pub(super) const PACKED_FROM_MEMORY: usize = 8;
+/// place (`by_columns`), by vendor. Medians of alternating runs on Zen 5, B 4096 x 4096: 8 rows
+/// on AVX-512 F32 94 -> 113 GFLOP/s, F64 45 -> 59, on AVX2 F32 +4%, F64 +12%; 16 rows on AVX-512
+/// 143 -> 185, on AVX2 level; 4 rows on AVX-512 +8% but on AVX2 -7%, so fewer rows stay in
+/// place. On a Xeon (family 6 model 207, AVX-512, two threads) the opposite: 8 x 4096 x 4096
+/// packed ran at 1.05 (F32) and 0.74 (F64) of OpenBLAS's speed, in place at 1.55-1.61 and
+/// 1.10-1.13 (medians of 20 calls alternating with OpenBLAS in one process); F64 with 16 rows
+/// 0.69 packed, 0.80 in place; with 24 rows 0.82 packed, 0.74 in place. So there products of up
+/// to 16 rows read B in place.
+pub(super) fn packed_from_memory() -> usize {
+    match cache::detect().vendor {
+        cache::Vendor::Amd => 8,
+        cache::Vendor::Intel | cache::Vendor::Other => 17,
+    }
+}
 
 /// The plan for few rows (fewer than two tiles a thread): each thread takes a range of B's
 /// micro-panels and packs each one just before using it on every row of A (which it packs
@@ -162,13 +172,14 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     // In place for up to two tiles of rows: packing a panel costs about as much as using it
     // twice (the RNN program's 16 x 256 x 256 step ran 21.4 ms packed, 18.0 ms in place, side by
     // side). With more tiles, each panel serves several, and a packed copy in L1 serves them
-    // better than rows `ldb` apart. A B streamed from memory is packed from `PACKED_FROM_MEMORY`
-    // rows on: packing reads each row's part of a group of panels as one run of a kilobyte or
-    // more, asked for while the previous group computes, where the tiles read a slice of rows
-    // side by side, a cache line or two of each at a time (8 x 4096 x 4096 read B at 20 GB/s so,
-    // a third of what a matrix-vector product reaches).
+    // better than rows `ldb` apart. A B streamed from memory is packed from `packed_from_memory()`
+    // rows on, which depends on the core: on Zen, packing reads each row's part of a group of
+    // panels as one run of a kilobyte or more, asked for while the previous group computes,
+    // where the tiles read a slice of rows side by side, a cache line or two of each at a time
+    // (8 x 4096 x 4096 read B at 20 GB/s so, a third of what a matrix-vector product reaches);
+    // on a Xeon the slices in place were faster than packing, by 10-50%.
     let direct = in_place::<SB, T>(b, bst)
-        .filter(|_| m <= 2 * mr && !(from_memory && m >= PACKED_FROM_MEMORY));
+        .filter(|_| m <= 2 * mr && !(from_memory && m >= packed_from_memory()));
     let kc = match direct {
         Some(_) if from_memory => k.div_ceil(k.div_ceil(STREAMED_ROWS.min(kc))),
         _ => kc,

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use super::FEW_ROWS_TILES;
 use super::simd::{self, KernelFn, KernelRowsFn, RowDotFn, ScalarOps, VecMatFn};
-use crate::kernels::cache::{self, Caches};
+use crate::kernels::cache::{self, Caches, Vendor};
 
 /// Which micro-kernel ran: tests and benchmarks report it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,6 +16,9 @@ pub enum KernelKind {
     Avx512,
     Avx2Fma,
     Portable,
+    /// AVX512-BF16's pair instruction, for BF16 operands only (`gemm::bf16`); other products
+    /// asked to run on it run on `Avx512`.
+    Avx512Bf16,
 }
 
 impl KernelKind {
@@ -24,6 +27,7 @@ impl KernelKind {
             KernelKind::Avx512 => "avx512",
             KernelKind::Avx2Fma => "avx2+fma",
             KernelKind::Portable => "portable",
+            KernelKind::Avx512Bf16 => "avx512bf16",
         }
     }
 
@@ -31,6 +35,7 @@ impl KernelKind {
     pub fn available(self) -> bool {
         match self {
             KernelKind::Portable => true,
+            KernelKind::Avx512Bf16 => super::bf16::available(),
             #[cfg(target_arch = "x86_64")]
             KernelKind::Avx2Fma => {
                 is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
@@ -113,22 +118,37 @@ pub struct Blocks {
 
 impl Blocks {
     /// Sizes for these caches, after the analytical model: the B micro-panel (`KC x NR`) in
-    /// twice L1, the A block (`MC x KC`) in what L2 leaves beside one B micro-panel, the B block
-    /// (`KC x NC`) in a quarter of L3, which other cores share. Each is rounded down to whole
-    /// tiles and kept within sane bounds.
+    /// L1, the A block (`MC x KC`) in part of L2, the B block (`KC x NC`) in a quarter of L3,
+    /// which other cores share. Each is rounded down to whole tiles and kept within sane bounds.
     ///
-    /// The model proper puts the B micro-panel in L1 and the A block in half of L2. Our tiles
-    /// are wide (NR of 16 or 32 lanes), so that makes KC short (256 on a 32 KiB L1), and each
-    /// tile's C update (its load, add and store, a cold read) is paid every 256 steps. The
-    /// AVX-512 micro-kernel reads 176 (F32) or 224 (F64) bytes per 24 vector multiply-adds,
-    /// few enough for L2 to feed it behind the L1 prefetcher, so the panels may overflow L1.
-    /// Measured side by side on a Zen 4 (32 KiB L1, 1 MiB L2; AVX-512, 2048 x 2048 x 2048, one
-    /// thread): F64 at 50 GFLOP/s with KC 256 and MC 252, 52.5 with KC 512 and MC 240, 53.3
-    /// with MC 360, 49.5 with KC 1024; F32 105.5 with KC 256, 108 to 109.5 with KC 512. AMD's
-    /// BLIS for Genoa uses KC 480 (F32) and 512 (F64) too.
+    /// How much of L1 and L2 depends on the core, measured on each:
+    ///
+    /// - **AMD (Zen 4, Zen 5):** the B micro-panel in twice L1 and the A block in what L2 leaves
+    ///   beside one such panel. Our tiles are wide (NR of 16 or 32 lanes), so the model proper
+    ///   makes KC short (256 on a 32 KiB L1), and each tile's C update (a cold read) is paid
+    ///   every 256 steps; Zen's L1 prefetcher streams the overflowing panel from L2 behind the
+    ///   micro-kernel. Side by side on a Zen 4 (32 KiB L1, 1 MiB L2; AVX-512, 2048^3, one
+    ///   thread): F64 at 50 GFLOP/s with KC 256 and MC 252, 52.5 with KC 512 and MC 240, 53.3
+    ///   with MC 360, 49.5 with KC 1024; F32 105.5 with KC 256, 108 to 109.5 with KC 512. AMD's
+    ///   BLIS for Genoa uses KC 480 (F32) and 512 (F64) too.
+    /// - **Intel and others:** the model proper, the B micro-panel in L1 and the A block in 3/8
+    ///   of L2. On a Xeon (family 6 model 207: 48 KiB L1, 2 MiB L2; AVX-512), the AMD rule's KC
+    ///   512 and MC 492 (F64) left the micro-kernel waiting on B's loads; timed in one process
+    ///   call by call against OpenBLAS (median of 20 paired calls, F64 1536^3, one thread) it
+    ///   ran at 0.82-0.85 of OpenBLAS, KC 384 with MC 240 at 0.93-0.97, KC 256 or MC 480 at
+    ///   0.86-0.89; on two threads F64 4096^3 went from 104 to 136 GFLOP/s at best, F32 4096^3
+    ///   from 230 to 246.
     pub fn for_caches(c: &Caches, mr: usize, nr: usize, elem: usize) -> Blocks {
-        let kc = (2 * c.l1d / (nr * elem)).clamp(64, 512) / 8 * 8;
-        let a_room = c.l2.saturating_sub(kc * nr * elem).max(c.l2 / 2);
+        let (kc, a_room) = match c.vendor {
+            Vendor::Amd => {
+                let kc = (2 * c.l1d / (nr * elem)).clamp(64, 512) / 8 * 8;
+                (kc, c.l2.saturating_sub(kc * nr * elem).max(c.l2 / 2))
+            }
+            Vendor::Intel | Vendor::Other => {
+                let kc = (c.l1d / (nr * elem)).clamp(64, 512) / 8 * 8;
+                (kc, c.l2 / 8 * 3)
+            }
+        };
         let mc = ((a_room / (kc * elem)) / mr * mr).clamp(mr, 4096 / mr * mr);
         let nc = ((c.l3 / 4 / (kc * elem)) / nr * nr).clamp(nr, 8192 / nr * nr);
         Blocks { kc, mc, nc }
@@ -324,6 +344,8 @@ macro_rules! float_kernels {
             fn kernel(kind: KernelKind) -> Option<MicroKernel<$t>> {
                 match kind {
                     KernelKind::Portable => Some(MicroKernel::portable()),
+                    // BF16 products only (`gemm::bf16`); no F32 or F64 kernel.
+                    KernelKind::Avx512Bf16 => None,
                     #[cfg(target_arch = "x86_64")]
                     KernelKind::Avx2Fma => {
                         use simd::x86::*;

@@ -1,5 +1,4 @@
-use super::cache::{Caches, DEFAULT};
-use super::few_rows::PACKED_FROM_MEMORY;
+use super::cache::{Caches, DEFAULT, Vendor};
 use super::*;
 
 fn naive(m: usize, n: usize, k: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
@@ -152,7 +151,7 @@ fn check_plan(kern: &MicroKernel<f32>, (m, n, k): (usize, usize, usize), sa: Sto
 /// Every plan `gemm` chooses (one row: vector-matrix, split by columns, or by rows of B
 /// when B streams from memory; a few rows: columns split, B in place
 /// or packed per panel, in slices when B streams from memory (packed from
-/// `PACKED_FROM_MEMORY` rows on); at most 8 columns: row dots,
+/// `few_rows::packed_from_memory()` rows on, and past two tiles); at most 8 columns: row dots,
 /// or the transposed product when A cannot be read in place; the rest: rows split, B packed
 /// by rows), on every kernel this machine runs, with operands in place, transposed, read
 /// through tables that are no progression, and converted.
@@ -168,7 +167,10 @@ fn every_plan_matches_naive() {
         (3, 100, 50),
         (9, 700, 600),
         (2, big, big),
-        (PACKED_FROM_MEMORY, big, big),
+        // Streamed from memory: 8 rows in place or packed (by vendor), 25 packed (past two
+        // tiles of every kernel).
+        (8, big, big),
+        (25, big, big),
         (1, big, big),
         (100, 1, 300),
         (50, 3, 70),
@@ -379,36 +381,71 @@ fn short_tiles_and_uneven_row_blocks_match_naive() {
 
 #[test]
 fn caches_give_block_sizes_in_whole_tiles() {
+    for vendor in [Vendor::Amd, Vendor::Intel, Vendor::Other] {
+        for c in [
+            DEFAULT,
+            Caches {
+                l1d: 48 << 10,
+                l2: 2 << 20,
+                l3: 105 << 20,
+                l1d_ways: 12,
+                source: "test",
+                vendor,
+            },
+            Caches {
+                l1d: 4 << 10,
+                l2: 64 << 10,
+                l3: 64 << 10,
+                l1d_ways: 4,
+                source: "test",
+                vendor,
+            },
+        ] {
+            let c = Caches { vendor, ..c };
+            for (mr, nr, elem) in [(12, 32, 4), (6, 16, 4), (12, 16, 8), (4, 4, 8)] {
+                let b = Blocks::for_caches(&c, mr, nr, elem);
+                assert!(b.kc >= 64 && b.kc.is_multiple_of(8), "{c:?} {b:?}");
+                assert!(b.mc >= mr && b.mc.is_multiple_of(mr), "{c:?} {b:?}");
+                assert!(b.nc >= nr && b.nc.is_multiple_of(nr), "{c:?} {b:?}");
+            }
+        }
+    }
+    // AMD: the B micro-panel fills twice L1 (up to the cap); the A block and one B micro-panel
+    // fit in L2, and take more than half of it.
+    let amd = Caches {
+        vendor: Vendor::Amd,
+        ..DEFAULT
+    };
+    let b = Blocks::for_caches(&amd, 12, 32, 4);
+    assert_eq!(b.kc, 2 * DEFAULT.l1d / (32 * 4));
+    assert!(b.mc * b.kc * 4 + b.kc * 32 * 4 <= DEFAULT.l2);
+    assert!(b.mc * b.kc * 4 > DEFAULT.l2 / 2);
+    // Elsewhere: the B micro-panel fills L1, the A block at most 3/8 of L2, within one tile of
+    // it. On the measured Xeon (48 KiB L1, 2 MiB L2), AVX-512 F64 gets KC 384 and MC 252.
     for c in [
         DEFAULT,
         Caches {
             l1d: 48 << 10,
             l2: 2 << 20,
-            l3: 105 << 20,
-            l1d_ways: 12,
-            source: "test",
-        },
-        Caches {
-            l1d: 4 << 10,
-            l2: 64 << 10,
-            l3: 64 << 10,
-            l1d_ways: 4,
-            source: "test",
+            vendor: Vendor::Intel,
+            ..DEFAULT
         },
     ] {
-        for (mr, nr, elem) in [(12, 32, 4), (6, 16, 4), (12, 16, 8), (4, 4, 8)] {
+        for (mr, nr, elem) in [(12, 32, 4), (12, 16, 8)] {
             let b = Blocks::for_caches(&c, mr, nr, elem);
-            assert!(b.kc >= 64 && b.kc.is_multiple_of(8), "{c:?} {b:?}");
-            assert!(b.mc >= mr && b.mc.is_multiple_of(mr), "{c:?} {b:?}");
-            assert!(b.nc >= nr && b.nc.is_multiple_of(nr), "{c:?} {b:?}");
+            assert_eq!(b.kc, c.l1d / (nr * elem), "{c:?}");
+            assert!(b.mc * b.kc * elem <= c.l2 / 8 * 3, "{c:?} {b:?}");
+            assert!((b.mc + mr) * b.kc * elem > c.l2 / 8 * 3, "{c:?} {b:?}");
         }
     }
-    // The B micro-panel fills twice L1 (up to the cap); the A block and one B micro-panel
-    // fit in L2.
-    let b = Blocks::for_caches(&DEFAULT, 12, 32, 4);
-    assert_eq!(b.kc, 2 * DEFAULT.l1d / (32 * 4));
-    assert!(b.mc * b.kc * 4 + b.kc * 32 * 4 <= DEFAULT.l2);
-    assert!(b.mc * b.kc * 4 > DEFAULT.l2 / 2);
+    let xeon = Caches {
+        l1d: 48 << 10,
+        l2: 2 << 20,
+        vendor: Vendor::Intel,
+        ..DEFAULT
+    };
+    let b = Blocks::for_caches(&xeon, 12, 16, 8);
+    assert_eq!((b.kc, b.mc), (384, 252));
 }
 
 #[test]
