@@ -5,9 +5,10 @@ The reference runtime has no per-instruction timer, and a sampling profiler (per
 run on pool threads whose stacks do not say which HLO instruction they belong to. This script
 measures each instruction in isolation instead: for every instruction of the ENTRY computation and
 of every computation reached through `call` (recursively), it writes a module whose ENTRY takes the
-instruction's operands as parameters and evaluates K copies of the instruction (the reference
-evaluates unused instructions too, in definition order), returning a scalar; the instruction's cost
-is (time with K copies - time with none) / K, best of --runs `xla-spec run` processes each. All
+instruction's operands as parameters and evaluates K copies of the instruction, returning all K
+values as a tuple (the reference skips instructions whose values nothing reads); the instruction's
+cost is (time with K copies - time with K zeros of the same shape) / K, best of --runs `xla-spec
+run` processes each, every one writing its result with --out, so that both pay the same I/O. All
 other computations of the module are copied unchanged, so `to_apply`/`calls` still resolve.
 
 Operands are random: floats standard normal, integers zero (valid indices), predicates random.
@@ -166,12 +167,16 @@ class Timer:
         self.n += 1
         hlo = os.path.join(self.dir, f"m{self.n}.hlo")
         npz = os.path.join(self.dir, f"m{self.n}.npz")
+        out = os.path.join(self.dir, f"m{self.n}.out.npz")
         open(hlo, "w").write(text)
         np.savez(npz, **{f"arg{i}": a for i, a in enumerate(args)})
         best = math.inf
         for _ in range(self.runs):
             s = time.perf_counter()
-            r = subprocess.run([self.binary, "run", hlo, "--args", npz], capture_output=True, text=True)
+            # Results go to a file: printed as text, a large result would cost more than the
+            # instruction.
+            r = subprocess.run([self.binary, "run", hlo, "--args", npz, "--out", out, "--force"],
+                               capture_output=True, text=True)
             dt = time.perf_counter() - s
             if r.returncode != 0:
                 os.remove(npz)
@@ -179,11 +184,31 @@ class Timer:
             best = min(best, dt)
         os.remove(npz)
         os.remove(hlo)
+        if os.path.exists(out):
+            os.remove(out)
         return best
 
 
-def isolated(comps, ins, shapes, k):
-    """A module evaluating k copies of ins on parameters standing for its operands."""
+def zero_value(shape, name, lines):
+    """Appends lines computing a zero of `shape` (a tuple of zeros for a tuple shape) named `name`."""
+    if shape.startswith("("):
+        parts = []
+        for j, part in enumerate(split_top(shape[1:-1])):
+            zero_value(part.strip(), f"{name}_{j}", lines)
+            parts.append(f"{name}_{j}")
+        lines.append(f"  {name} = {shape} tuple({', '.join(parts)})")
+        return
+    ty = ARRAY_RE.match(shape).group(1)
+    lines.append(f"  {name}_z = {ty}[] constant({'false' if ty == 'pred' else '0'})")
+    lines.append(f"  {name} = {shape} broadcast({name}_z), dimensions={{}}")
+
+
+def isolated(comps, ins, shapes, k, zeros=False):
+    """A module evaluating k copies of ins on parameters standing for its operands, returning all
+    of them as a tuple: the reference skips pure instructions whose values nothing reads (as XLA's
+    dead-code elimination does), so copies rooted at a constant would cost nothing. With `zeros`,
+    each copy is a zero of the same shape instead: the same parameters and the same result to
+    write, so the difference of the two times is the copies' evaluation."""
     params = []
     index = {}
     for o in ins["operands"]:
@@ -199,8 +224,16 @@ def isolated(comps, ins, shapes, k):
         lines.append(f"  op_cost_p{i} = {shapes[o]} parameter({i})")
     args_text = ", ".join(f"op_cost_p{index[o]}" for o in ins["operands"])
     for c in range(k):
-        lines.append(f"  op_cost_c{c} = {ins['shape']} {ins['opcode']}({args_text}){ins['rest']}")
-    lines.append("  ROOT op_cost_root = pred[] constant(false)")
+        if zeros:
+            zero_value(ins["shape"], f"op_cost_c{c}", lines)
+        else:
+            lines.append(f"  op_cost_c{c} = {ins['shape']} {ins['opcode']}({args_text}){ins['rest']}")
+    if k == 0:
+        lines.append("  ROOT op_cost_root = pred[] constant(false)")
+    else:
+        shape = ", ".join([ins["shape"]] * k)
+        copies = ", ".join(f"op_cost_c{c}" for c in range(k))
+        lines.append(f"  ROOT op_cost_root = ({shape}) tuple({copies})")
     lines.append("}")
     return "\n".join(lines) + "\n", params
 
@@ -293,12 +326,14 @@ def main():
                 m = re.search(r"to_apply=%?([\w.\-]+)", ins["rest"])
                 callee = by_name.get(m.group(1)) if (op == "call" and m) else None
                 args = [random_array(*leaves(shapes[o])[0], rng) for o in dict.fromkeys(ins["operands"])]
-                base_text, _ = isolated(comps, ins, shapes, 0)
+                def copies(n):
+                    # n copies against n zeros of the same shape (same parameters, same result)
+                    return (timer.time(isolated(comps, ins, shapes, n)[0], args)
+                            - timer.time(isolated(comps, ins, shapes, n, zeros=True)[0], args))
                 try:
-                    base = timer.time(base_text, args)
-                    one = timer.time(isolated(comps, ins, shapes, 1)[0], args) - base
+                    one = copies(1)
                     k = max(1, min(opts.max_copies, int(opts.target_ms / 1e3 / max(one, 1e-4))))
-                    cost = one if k == 1 else (timer.time(isolated(comps, ins, shapes, k)[0], args) - base) / k
+                    cost = one if k == 1 else copies(k) / k
                     err = None
                 except RuntimeError as e:
                     cost, k, err = None, 0, str(e)

@@ -436,7 +436,10 @@ pub fn main(args: &[String]) -> i32 {
         eprintln!("note: this is a debug build; build with --release for meaningful numbers");
     }
     if !json {
-        if crate::kernels::gemm::bf16::available() && "dot_bf16".contains(filter.as_str()) {
+        let bf16_case = table()
+            .iter()
+            .any(|c| c.0.contains("bf16") && c.0.contains(filter.as_str()));
+        if crate::kernels::gemm::bf16::available() && bf16_case {
             // Why BF16 products take the kernel they take (`gemm::bf16::preferred`).
             let (pair, fma) = crate::kernels::gemm::bf16::tile_ns_per_madd();
             println!(
