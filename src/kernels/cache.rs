@@ -183,12 +183,8 @@ fn from_cpuid() -> Option<Caches> {
     // SAFETY: CPUID exists on every x86_64 CPU; leaves above the maximum the CPU reports are
     // never asked for. (The intrinsics are safe functions from Rust 1.91 on.)
     #[allow(unused_unsafe)]
-    let (max_basic, vendor_amd, max_ext) = unsafe {
-        let l0 = __cpuid(0);
-        let amd = l0.ebx == 0x6874_7541; // "Auth" of "AuthenticAMD"
-        (l0.eax, amd, __cpuid(0x8000_0000).eax)
-    };
-    let leaf = if vendor_amd && max_ext >= 0x8000_001D {
+    let (max_basic, max_ext) = unsafe { (__cpuid(0).eax, __cpuid(0x8000_0000).eax) };
+    let leaf = if vendor() == Vendor::Amd && max_ext >= 0x8000_001D {
         0x8000_001D
     } else if max_basic >= 4 {
         4

@@ -62,10 +62,9 @@ pub fn preferred() -> bool {
     })
 }
 
-/// Times this kernel's register tile against the F32 kernel's on panels that stay in L1, in
-/// alternating rounds (best of each), per multiply-add; true when this one is faster by
-/// `PREFERRED_MARGIN`. Requires `available()`.
-pub fn faster_than_f32() -> bool {
+/// Whether this kernel's tile is faster than the F32 kernel's by `PREFERRED_MARGIN` (timed by
+/// `tile_ns_per_madd`). Requires `available()`.
+fn faster_than_f32() -> bool {
     let (bf16_ns, f32_ns) = tile_ns_per_madd();
     bf16_ns * PREFERRED_MARGIN < f32_ns
 }
@@ -76,9 +75,15 @@ pub fn faster_than_f32() -> bool {
 /// twice as fast, the Xeon about half as fast), and a close call keeps the F32 kernel.
 const PREFERRED_MARGIN: f64 = 1.25;
 
-/// Nanoseconds per multiply-add of this kernel's tile and of the F32 kernel's (see
-/// `faster_than_f32`); `xla-spec bench` reports them.
+/// Nanoseconds per multiply-add of this kernel's tile and of the F32 kernel's, timed once per
+/// process on panels that stay in L1, in alternating rounds (best of each): the figures
+/// `preferred` decided by, which `xla-spec bench` reports. Requires `available()`.
 pub fn tile_ns_per_madd() -> (f64, f64) {
+    static RATES: std::sync::OnceLock<(f64, f64)> = std::sync::OnceLock::new();
+    *RATES.get_or_init(time_tiles)
+}
+
+fn time_tiles() -> (f64, f64) {
     use std::time::Instant;
     const KP: usize = 128;
     const CALLS: usize = 40;
@@ -96,10 +101,7 @@ pub fn tile_ns_per_madd() -> (f64, f64) {
         for _ in 0..CALLS {
             // SAFETY: `available()` (the caller's contract); the panels hold KP pairs of MR
             // and NR words, `c` MR rows of NR floats.
-            #[cfg(target_arch = "x86_64")]
-            unsafe {
-                tile(KP, &a, &b, c.as_mut_ptr(), NR, true)
-            };
+            unsafe { tile(KP, &a, &b, c.as_mut_ptr(), NR, true) };
         }
         let ns = t.elapsed().as_nanos() as f64 / (CALLS * MR * NR * 2 * KP) as f64;
         best.0 = best.0.min(ns);
