@@ -957,3 +957,65 @@ fn fuzz_runs_a_campaign_and_refuses_bad_options() {
         "{stdout}"
     );
 }
+
+/// Runs `args` with standard output and error both read by nobody (the reader of `| head` gone
+/// before the first line): the command must finish its work and end with its own status, not
+/// panic on the failed write.
+fn with_readers_gone(args: &[&str]) -> std::process::ExitStatus {
+    use std::process::Stdio;
+    let mut child = bin()
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Closing our ends leaves the pipes without a reader: the child's writes fail with EPIPE.
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    child.wait().unwrap()
+}
+
+#[test]
+fn a_reader_that_has_gone_is_not_a_panic() {
+    let m = tmp("gone.hlo", ADD);
+    let m = m.to_str().unwrap();
+    // A panic exits with 101; each of these has its own status to keep.
+    assert_eq!(with_readers_gone(&["--version"]).code(), Some(0));
+    assert_eq!(with_readers_gone(&["help", "run"]).code(), Some(0));
+    assert_eq!(
+        with_readers_gone(&["run", m, "f32[2] {1, 2}"]).code(),
+        Some(0)
+    );
+    assert_eq!(
+        with_readers_gone(&["run", m]).code(),
+        Some(2),
+        "missing argument"
+    );
+    assert_eq!(
+        with_readers_gone(&["bench", "--round-trip"]).code(),
+        Some(0)
+    );
+    assert_eq!(with_readers_gone(&["bench", "--bogus"]).code(), Some(2));
+    assert_eq!(
+        with_readers_gone(&["bench", "--filter", "no-such-case", "--reps", "1"]).code(),
+        Some(0)
+    );
+    let cases = tmp(
+        "gone.json",
+        r#"{"cases": [{"name": "wrong", "hlo": "HloModule m\nENTRY e {\n  p = s32[2] parameter(0)\n  ROOT a = s32[2] add(p, p)\n}\n",
+   "args": [{"shape": "s32[2]", "data": [1, 2]}], "expected": {"shape": "s32[2]", "data": [2, 5]}}]}"#,
+    );
+    // The report file is still written: output nobody reads does not cut the work short.
+    let report = cases.with_file_name("gone-report.json");
+    let _ = std::fs::remove_file(&report);
+    let status = with_readers_gone(&[
+        "conform",
+        cases.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(status.code(), Some(1), "one failing case");
+    assert!(std::fs::read_to_string(&report).unwrap().contains("wrong"));
+}

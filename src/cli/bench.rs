@@ -398,11 +398,11 @@ pub fn main(args: &[String]) -> i32 {
             let v = ns.map_or(serde_json::Value::Null, |x| {
                 serde_json::json!((x * 10.0).round() / 10.0)
             });
-            println!("{}", serde_json::json!({ "core_round_trip_ns": v }));
+            outln!("{}", serde_json::json!({ "core_round_trip_ns": v }));
         } else {
             match ns {
-                Some(x) => println!("core round trip: {x:.1} ns"),
-                None => println!("core round trip: unknown (fewer than two CPUs, or unbound)"),
+                Some(x) => outln!("core round trip: {x:.1} ns"),
+                None => outln!("core round trip: unknown (fewer than two CPUs, or unbound)"),
             }
         }
         return 0;
@@ -417,7 +417,7 @@ pub fn main(args: &[String]) -> i32 {
             "--filter" => filter = it.next().cloned().unwrap_or_default(),
             "--reps" => reps = it.next().and_then(|s| s.parse().ok()).unwrap_or(3),
             "-h" | "--help" => {
-                println!(
+                outln!(
                     "usage: xla-spec bench [--json] [--filter TEXT] [--reps N]\n\
                      \x20      xla-spec bench --programs [--manifest FILE] [--args-dir DIR] [--filter TEXT] [--reps N] [--json]\n\
                      \x20      xla-spec bench --round-trip [--json]   (a cache line between the first two CPUs)\n\
@@ -427,13 +427,13 @@ pub fn main(args: &[String]) -> i32 {
                 return 0;
             }
             other => {
-                eprintln!("xla-spec bench: unknown argument `{other}` (try --help)");
+                errln!("xla-spec bench: unknown argument `{other}` (try --help)");
                 return 2;
             }
         }
     }
     if cfg!(debug_assertions) && !json {
-        eprintln!("note: this is a debug build; build with --release for meaningful numbers");
+        errln!("note: this is a debug build; build with --release for meaningful numbers");
     }
     if !json {
         let bf16_case = table()
@@ -442,7 +442,7 @@ pub fn main(args: &[String]) -> i32 {
         if crate::kernels::gemm::bf16::available() && bf16_case {
             // Why BF16 products take the kernel they take (`gemm::bf16::preferred`).
             let (pair, fma) = crate::kernels::gemm::bf16::tile_ns_per_madd();
-            println!(
+            outln!(
                 "AVX512-BF16 tile {:.1} multiply-adds/ns, F32 tile {:.1}: BF16 products use {}",
                 1.0 / pair,
                 1.0 / fma,
@@ -453,9 +453,13 @@ pub fn main(args: &[String]) -> i32 {
                 }
             );
         }
-        println!(
+        outln!(
             "{:<22} {:>10} {:>10} {:>9}  {:<10} naive shape",
-            "case", "fast GF/s", "naive GF/s", "fast ms", "kernel"
+            "case",
+            "fast GF/s",
+            "naive GF/s",
+            "fast ms",
+            "kernel"
         );
     }
     let threads = crate::kernels::pool::threads();
@@ -471,13 +475,13 @@ pub fn main(args: &[String]) -> i32 {
         let tn = best_time(1, || q.run_naive());
         let naive = small.flops() / tn / 1e9;
         if json {
-            println!(
+            outln!(
                 "{{\"name\":\"{name}\",\"shape\":\"{}\",\"kernel\":\"{kernel}\",\"threads\":{threads},\"fast_gflops\":{fast:.2},\"fast_seconds\":{t:.6},\"naive_gflops\":{naive:.3},\"naive_shape\":\"{}\"}}",
                 full.describe(),
                 small.describe()
             );
         } else {
-            println!(
+            outln!(
                 "{name:<22} {fast:>10.2} {naive:>10.3} {:>9.2}  {kernel:<10} {}",
                 t * 1e3,
                 small.describe()

@@ -240,30 +240,30 @@ pub fn main(args: &[String]) -> i32 {
             other => Err(format!("unknown argument `{other}` (try --help)")),
         };
         if let Err(e) = r {
-            eprintln!("xla-spec bench --programs: {e}");
+            errln!("xla-spec bench --programs: {e}");
             return 2;
         }
     }
     let text = match std::fs::read_to_string(&manifest) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!(
-                "xla-spec bench --programs: {manifest}: {e} (run from the repository's root)"
-            );
+            errln!("xla-spec bench --programs: {manifest}: {e} (run from the repository's root)");
             return 2;
         }
     };
     let programs: Vec<Value> = match serde_json::from_str::<Value>(&text) {
         Ok(v) => v["programs"].as_array().cloned().unwrap_or_default(),
         Err(e) => {
-            eprintln!("xla-spec bench --programs: {manifest}: {e}");
+            errln!("xla-spec bench --programs: {manifest}: {e}");
             return 2;
         }
     };
     if !json {
-        println!(
+        outln!(
             "{:<20} {:>12} {:>10}  args  (best of {reps}; parse and verify apart)",
-            "program", "eval ms", "parse ms"
+            "program",
+            "eval ms",
+            "parse ms"
         );
     }
     let mut status = 0;
@@ -272,7 +272,7 @@ pub fn main(args: &[String]) -> i32 {
         .filter(|p| p["name"].as_str().is_some_and(|n| n.contains(&filter)))
     {
         match time_program(p, Path::new(&args_dir), reps) {
-            Ok(t) if json => println!(
+            Ok(t) if json => outln!(
                 "{}",
                 serde_json::json!({
                     "program": t.name, "eval_ms": t.eval_ms, "runs_ms": t.runs,
@@ -280,12 +280,15 @@ pub fn main(args: &[String]) -> i32 {
                     "threads": crate::kernels::pool::threads(),
                 })
             ),
-            Ok(t) => println!(
+            Ok(t) => outln!(
                 "{:<20} {:>12.2} {:>10.2}  {}",
-                t.name, t.eval_ms, t.parse_verify_ms, t.args
+                t.name,
+                t.eval_ms,
+                t.parse_verify_ms,
+                t.args
             ),
             Err(e) => {
-                eprintln!("xla-spec bench --programs: {e}");
+                errln!("xla-spec bench --programs: {e}");
                 status = 1;
             }
         }

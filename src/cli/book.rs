@@ -36,7 +36,7 @@ pub fn main(args: &[String]) -> i32 {
     while let Some(a) = it.next() {
         let r = match a.as_str() {
             "-h" | "--help" => {
-                print!("{HELP}");
+                out!("{HELP}");
                 return 0;
             }
             "--book" => flag_value(&mut it, a).map(|v| book = PathBuf::from(v)),
@@ -51,7 +51,7 @@ pub fn main(args: &[String]) -> i32 {
     }
     match build(&book, &out) {
         Ok(b) => {
-            println!(
+            outln!(
                 "book: {} pages, {} examples checked, {} rule labels -> {}",
                 b.pages,
                 b.examples,
@@ -63,9 +63,9 @@ pub fn main(args: &[String]) -> i32 {
         Err(BuildError::Input(m)) => usage(&m),
         Err(BuildError::Check(errors)) => {
             for e in &errors {
-                eprintln!("book: {}", one_line(e));
+                errln!("book: {}", one_line(e));
             }
-            eprintln!(
+            errln!(
                 "book: {} problem(s); the book was not written",
                 errors.len()
             );
@@ -104,7 +104,7 @@ pub fn preprocess(args: &[String]) -> i32 {
         }
         Err(errors) => {
             for e in &errors {
-                eprintln!("xla-spec mdbook-preprocess: {}", one_line(e));
+                errln!("xla-spec mdbook-preprocess: {}", one_line(e));
             }
             1
         }

@@ -161,7 +161,7 @@ pub fn main(args: &[String]) -> i32 {
     let o = match parse(args) {
         Ok(Some(o)) => o,
         Ok(None) => {
-            print!("{HELP}");
+            out!("{HELP}");
             return 0;
         }
         Err(m) => return usage(&m),
@@ -283,11 +283,11 @@ pub fn main(args: &[String]) -> i32 {
             let listed = report.verdict(i) == Verdict::ExpectedFailure;
             match keep(dir, case, oc, listed, &run) {
                 Ok(_) => kept += 1,
-                Err(m) => eprintln!("xla-spec conform: --keep-failures: {}", one_line(&m)),
+                Err(m) => errln!("xla-spec conform: --keep-failures: {}", one_line(&m)),
             }
         }
         if kept > 0 {
-            println!("{kept} failing case(s) written to {}", dir.display());
+            outln!("{kept} failing case(s) written to {}", dir.display());
         }
     }
     let mut writes = vec![];
@@ -300,7 +300,7 @@ pub fn main(args: &[String]) -> i32 {
     }
     for (path, text) in writes {
         if let Err(e) = std::fs::write(path, text) {
-            eprintln!(
+            errln!(
                 "xla-spec conform: {}",
                 one_line(&format!("cannot write {}: {e}", path.display()))
             );
@@ -373,7 +373,7 @@ impl Progress {
         let width = 30;
         let filled = (n * width).checked_div(self.total).unwrap_or(width);
         let name: String = c.name.chars().take(50).collect();
-        eprint!(
+        err!(
             "\r\x1b[K[{}{}] {n}/{} ({} failed) {name}",
             "#".repeat(filled),
             "-".repeat(width - filled),
@@ -383,7 +383,7 @@ impl Progress {
     }
     fn finish(&self) {
         if self.tty {
-            eprint!("\r\x1b[K");
+            err!("\r\x1b[K");
         }
     }
 }

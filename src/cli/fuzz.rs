@@ -133,7 +133,7 @@ pub fn main(args: &[String]) -> i32 {
     let o = match parse(args) {
         Ok(Some(o)) => o,
         Ok(None) => {
-            print!("{HELP}");
+            out!("{HELP}");
             return 0;
         }
         Err(e) => return usage(&e),
@@ -150,7 +150,7 @@ pub fn main(args: &[String]) -> i32 {
         if terminal && last.elapsed() >= Duration::from_millis(250) {
             last = std::time::Instant::now();
             let rate = s.cases as f64 / s.elapsed.as_secs_f64().max(1e-9);
-            eprint!(
+            err!(
                 "\r{} cases, {rate:.1}/s, {} disagreements   ",
                 s.cases,
                 s.findings.len()
@@ -160,7 +160,7 @@ pub fn main(args: &[String]) -> i32 {
     };
     let s = run(&o.config, backend.as_mut(), &mut progress);
     if terminal {
-        eprintln!();
+        errln!();
     }
     for f in &s.findings {
         let first = f.message.lines().next().unwrap_or("");
@@ -169,13 +169,15 @@ pub fn main(args: &[String]) -> i32 {
             .as_ref()
             .map(|p| format!(" -> {}", p.display()))
             .unwrap_or_default();
-        println!(
+        outln!(
             "DISAGREE {} [{}] case seed {:#018x}: {first}{file}",
-            f.op, f.kind, f.case_seed
+            f.op,
+            f.kind,
+            f.case_seed
         );
     }
-    print!("{}", table(&s));
-    println!(
+    out!("{}", table(&s));
+    outln!(
         "{} cases in {:.1} s against {}, {} disagreements ({} drafts discarded by the reference's verifier), seed {}",
         s.cases,
         s.elapsed.as_secs_f64(),

@@ -51,12 +51,12 @@ pub fn main(args: &[String]) -> i32 {
         Some("record") => match record(&args[1..]) {
             Ok(()) => 0,
             Err((code, msg)) => {
-                eprintln!("xla-spec golden record: {}", one_line(&msg));
+                errln!("xla-spec golden record: {}", one_line(&msg));
                 code
             }
         },
         Some("-h" | "--help") | None => {
-            print!("{HELP}");
+            out!("{HELP}");
             if args.is_empty() { 2 } else { 0 }
         }
         Some(other) => super::usage(&format!(
@@ -155,7 +155,7 @@ fn parse(args: &[String]) -> Result<Option<Opts>, String> {
 
 fn record(args: &[String]) -> Result<(), (i32, String)> {
     let Some(o) = parse(args).map_err(bad)? else {
-        print!("{HELP}");
+        out!("{HELP}");
         return Ok(());
     };
     let usage = "usage: xla-spec golden record FILE.hlo [ARG...] --backend CMD --out FILE.json";
@@ -303,7 +303,7 @@ fn record(args: &[String]) -> Result<(), (i32, String)> {
     write_json(&doc, 0, &mut text);
     text.push('\n');
     std::fs::write(out, text).map_err(|e| bad(format!("cannot write {}: {e}", out.display())))?;
-    println!(
+    outln!(
         "{}{}: recorded from {}",
         out.display(),
         o.name

@@ -1,6 +1,36 @@
 //! The `xla-spec` command line. `main.rs` only forwards `std::env::args` here, so everything is
 //! testable as a library. Argument parsing is hand-written (no dependency): each subcommand walks
 //! its arguments once, and every problem is a one-line message with exit status 2.
+//!
+//! Standard output is written only through [`out!`] and [`outln!`] (clippy's `print_stdout` lint
+//! holds the module to it): `out!` panics when the reader has gone, as `xla-spec bench | head`
+//! leaves it, and a panic is not how this command ends.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+// The macros precede the submodules so that these can use them.
+
+/// `out!` that discards what a closed reader cannot take.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::cli::write_stdout(format_args!($($t)*)) };
+}
+
+/// `outln!` that discards what a closed reader cannot take.
+macro_rules! outln {
+    () => { $crate::cli::write_stdout(format_args!("\n")) };
+    ($($t:tt)*) => { $crate::cli::write_stdout(format_args!("{}\n", format_args!($($t)*))) };
+}
+
+/// `err!` that discards what a closed reader cannot take.
+macro_rules! err {
+    ($($t:tt)*) => { $crate::cli::write_stderr(format_args!($($t)*)) };
+}
+
+/// `errln!` that discards what a closed reader cannot take.
+macro_rules! errln {
+    () => { $crate::cli::write_stderr(format_args!("\n")) };
+    ($($t:tt)*) => { $crate::cli::write_stderr(format_args!("{}\n", format_args!($($t)*))) };
+}
 
 pub mod bench;
 mod bench_programs;
@@ -11,6 +41,22 @@ mod golden;
 mod run;
 
 use std::io::Write;
+
+/// Writes to standard output and flushes. A reader that has gone away (`| head`) gets nothing
+/// more, and the command carries on: it may still have files to write that the user asked for,
+/// and its exit status must say how the work went, not whether someone read all of it.
+/// Rust ignores SIGPIPE, so the write fails with `BrokenPipe` instead of killing the process; the
+/// default disposition is not restored because the process backend writes to backends' pipes,
+/// where a crashed backend must be a reported error, not the end of this process.
+pub(crate) fn write_stdout(args: std::fmt::Arguments) {
+    let mut so = std::io::stdout().lock();
+    let _ = so.write_fmt(args).and_then(|_| so.flush());
+}
+
+/// Writes to standard error; as [`write_stdout`], a reader that has gone gets nothing more.
+pub(crate) fn write_stderr(args: std::fmt::Arguments) {
+    let _ = std::io::stderr().lock().write_fmt(args);
+}
 
 pub const HELP: &str = "\
 xla-spec: the executable specification of XLA's operation semantics
@@ -36,7 +82,7 @@ Run `xla-spec help run`, `xla-spec help conform` or `xla-spec help book` for the
 /// Runs the command line `args` (without the program name); returns the exit status.
 pub fn main(args: &[String]) -> i32 {
     let Some(cmd) = args.first() else {
-        eprint!("{HELP}");
+        err!("{HELP}");
         return 2;
     };
     let rest = &args[1..];
@@ -57,12 +103,11 @@ pub fn main(args: &[String]) -> i32 {
                 Some("fuzz") => fuzz::HELP,
                 _ => HELP,
             };
-            print!("{text}");
-            let _ = std::io::stdout().flush();
+            out!("{text}");
             0
         }
         "--version" | "-V" => {
-            println!("xla-spec {}", env!("CARGO_PKG_VERSION"));
+            outln!("xla-spec {}", env!("CARGO_PKG_VERSION"));
             0
         }
         other => usage(&format!("unknown command `{other}` (try `xla-spec help`)")),
@@ -71,7 +116,7 @@ pub fn main(args: &[String]) -> i32 {
 
 /// Prints a usage error and returns exit status 2.
 pub(crate) fn usage(msg: &str) -> i32 {
-    eprintln!("xla-spec: {}", one_line(msg));
+    errln!("xla-spec: {}", one_line(msg));
     2
 }
 

@@ -69,7 +69,7 @@ pub fn main(args: &[String]) -> i32 {
     match run(args) {
         Ok(()) => 0,
         Err((code, msg)) => {
-            eprintln!("xla-spec run: {}", one_line(&msg));
+            errln!("xla-spec run: {}", one_line(&msg));
             code
         }
     }
@@ -97,7 +97,7 @@ fn run(args: &[String]) -> Result<(), (i32, String)> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "-h" | "--help" => {
-                print!("{HELP}");
+                out!("{HELP}");
                 return Ok(());
             }
             "--infeed" => {
@@ -228,7 +228,7 @@ fn run(args: &[String]) -> Result<(), (i32, String)> {
         }
         npy::write_npz(Path::new(path), &arrays).map_err(|e| (1, e.to_string()))?;
         for (name, a) in &arrays {
-            println!("{name}: {} -> {path}", a.shape);
+            outln!("{name}: {} -> {path}", a.shape);
         }
         for (k, o) in outs.iter().enumerate() {
             let prefix = if multi {
@@ -237,7 +237,7 @@ fn run(args: &[String]) -> Result<(), (i32, String)> {
                 String::new()
             };
             for v in &o.outfeed {
-                println!("{prefix}outfeed: {v}");
+                outln!("{prefix}outfeed: {v}");
             }
         }
         return Ok(());
@@ -248,9 +248,9 @@ fn run(args: &[String]) -> Result<(), (i32, String)> {
         } else {
             String::new()
         };
-        println!("{prefix}{}", o.result);
+        outln!("{prefix}{}", o.result);
         for v in &o.outfeed {
-            println!("{prefix}outfeed: {v}");
+            outln!("{prefix}outfeed: {v}");
         }
     }
     Ok(())
