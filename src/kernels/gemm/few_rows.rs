@@ -142,6 +142,50 @@ pub(super) fn packed_from_memory() -> usize {
     }
 }
 
+/// How `by_columns` packs a B it streams: groups of panels of `1 / l2_share` of L2, and with
+/// `prefetch_next`, the next group's rows asked into L2 while this group's products run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct GroupPlan {
+    pub l2_share: usize,
+    pub prefetch_next: bool,
+}
+
+impl GroupPlan {
+    /// - **AMD:** a quarter of L2, and the next group asked for. B 4096 x 4096 from memory on Zen
+    ///   5 (L2 1 MiB), side by side: 8 rows AVX-512 F32 113-141 -> 134-155 GFLOP/s, F64 47-48
+    ///   -> 65-71, AVX2 F32 92-99 -> 104-112 (the asking, 4096 x 64 x 4096 AVX2: F32 121 -> 134
+    ///   mean, F64 62 -> 65); 64 rows 2-8%. Groups of half of L2 had the group and the next
+    ///   one's rows evict each other; an eighth was no better.
+    /// - **Intel and others:** an eighth of L2, nothing asked ahead. On a Xeon (family 6 model
+    ///   207, 2 MiB L2) the burst of prefetches for the next group, hundreds of lines at once,
+    ///   held the fill buffers the micro-kernel's own loads needed: the profile of 64 x 4096 x
+    ///   4096 F64 put 7% of the time on the prefetch instructions themselves, and spreading
+    ///   them over the tiles was slower still. Medians of 12 calls alternating in one process,
+    ///   two threads, against a quarter of L2 with the asking: 64 rows AVX-512 F64 +6.7%, F32
+    ///   +6.5%, AVX2 F32 +6.2% to +7.2%, F64 +3%; 24 rows F64 +11%; 96 rows F64 +5.5%.
+    pub fn for_vendor(v: cache::Vendor) -> GroupPlan {
+        match v {
+            cache::Vendor::Amd => GroupPlan {
+                l2_share: 4,
+                prefetch_next: true,
+            },
+            cache::Vendor::Intel | cache::Vendor::Other => GroupPlan {
+                l2_share: 8,
+                prefetch_next: false,
+            },
+        }
+    }
+}
+
+/// This machine's `GroupPlan`, or the one a test asks for on its own thread.
+fn group_plan() -> GroupPlan {
+    #[cfg(test)]
+    if let Some(p) = super::tests::FORCE_GROUP_PLAN.with(|f| f.get()) {
+        return p;
+    }
+    GroupPlan::for_vendor(cache::detect().vendor)
+}
+
 /// The plan for few rows (fewer than two tiles a thread): each thread takes a range of B's
 /// micro-panels and packs each one just before using it on every row of A (which it packs
 /// whole, being small). Nothing is shared but the read-only operands.
@@ -254,12 +298,11 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     // Packed B panels are made a group at a time: a row-major B is then read in runs of the
     // group's width, where one panel at a time would read `nr` elements from each of `kc` rows
     // a whole row apart (a page apart for wide B), which the hardware prefetcher does not follow.
-    // The group takes a quarter of L2: while its products run, the next group's rows of B are
-    // asked into L2 as well (as many bytes again), beside the A panels. Groups of half of L2
-    // had the two evict each other: B 4096 x 4096 from memory on Zen 5 (L2 1 MiB), side by
-    // side, 8 rows AVX-512 F32 113-141 -> 134-155 GFLOP/s, F64 47-48 -> 65-71, AVX2 F32 92-99
-    // -> 104-112; 64 rows 2-8% (an eighth of L2 was no better).
-    let group = (cache::detect().l2 / 4 / (nr * kc * std::mem::size_of::<T>()).max(1)).max(1);
+    // How large a group, and whether the next group's rows are asked for while this one's
+    // products run, depends on the core (`GroupPlan::for_vendor`).
+    let plan = group_plan();
+    let group =
+        (cache::detect().l2 / plan.l2_share / (nr * kc * std::mem::size_of::<T>()).max(1)).max(1);
     let task = |t: usize| {
         let (p0, p1) = (t * panels / tasks, (t + 1) * panels / tasks);
         let mpanels = m.div_ceil(mr);
@@ -323,7 +366,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
                         // mean, F64 62 -> 65; AVX-512 F32 level).
                         let (q, len) = (jp - packed.0, packed.1 - packed.0);
                         let next = (packed.1 * nr, ((packed.1 + group).min(p1) * nr).min(n));
-                        if next.1 > next.0 {
+                        if plan.prefetch_next && next.1 > next.0 {
                             let rows = (pc + q * kcb / len, pc + (q + 1) * kcb / len);
                             pack::prefetch_b_rows(b, bst, rows, next);
                         }

@@ -1,4 +1,5 @@
 use super::cache::{Caches, DEFAULT, Vendor};
+use super::few_rows::GroupPlan;
 use super::*;
 
 fn naive(m: usize, n: usize, k: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
@@ -212,6 +213,32 @@ fn every_plan_matches_naive() {
 thread_local! {
     /// Overrides `pool::cores_far` for products this thread starts (`far_split_matches_naive`).
     pub(super) static FORCE_FAR: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+thread_local! {
+    /// Overrides the vendor's `GroupPlan` for few-row products this thread starts.
+    pub(super) static FORCE_GROUP_PLAN: std::cell::Cell<Option<GroupPlan>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Few-row products packing B a group of panels at a time, under each vendor's plan (groups of
+/// a quarter of L2 with the next group asked for, an eighth without): several groups and a
+/// partial last one, a partial last panel, several slices of k, B in place, transposed and
+/// converted, on every kernel this machine runs.
+#[test]
+fn few_row_groups_match_naive_under_every_vendor_plan() {
+    use Store::*;
+    for vendor in [Vendor::Amd, Vendor::Intel] {
+        FORCE_GROUP_PLAN.with(|f| f.set(Some(GroupPlan::for_vendor(vendor))));
+        for kern in MicroKernel::<f32>::available() {
+            for shape in [(20, 1100, 300), (64, 40 * kern.nr + 3, 700), (90, 2100, 65)] {
+                for sb in [RowMajor, ColMajor, Converted] {
+                    check_plan(&kern, shape, RowMajor, sb);
+                }
+            }
+        }
+    }
+    FORCE_GROUP_PLAN.with(|f| f.set(None));
 }
 
 /// The column split `by_rows` takes when the cores share no L3 (each task all row blocks, its
