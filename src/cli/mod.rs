@@ -2,31 +2,32 @@
 //! testable as a library. Argument parsing is hand-written (no dependency): each subcommand walks
 //! its arguments once, and every problem is a one-line message with exit status 2.
 //!
-//! Standard output is written only through [`out!`] and [`outln!`] (clippy's `print_stdout` lint
-//! holds the module to it): `out!` panics when the reader has gone, as `xla-spec bench | head`
-//! leaves it, and a panic is not how this command ends.
+//! Standard output and error are written only through `out!`, `outln!`, `err!` and `errln!`
+//! (clippy's `print_stdout` and `print_stderr` lints hold the module to it): `print!` and
+//! `eprint!` panic when the reader has gone, as `xla-spec bench | head` leaves it, and a panic is
+//! not how this command ends.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 // The macros precede the submodules so that these can use them.
 
-/// `out!` that discards what a closed reader cannot take.
+/// `print!` that discards what a closed reader cannot take.
 macro_rules! out {
     ($($t:tt)*) => { $crate::cli::write_stdout(format_args!($($t)*)) };
 }
 
-/// `outln!` that discards what a closed reader cannot take.
+/// `println!` that discards what a closed reader cannot take.
 macro_rules! outln {
     () => { $crate::cli::write_stdout(format_args!("\n")) };
     ($($t:tt)*) => { $crate::cli::write_stdout(format_args!("{}\n", format_args!($($t)*))) };
 }
 
-/// `err!` that discards what a closed reader cannot take.
+/// `eprint!` that discards what a closed reader cannot take.
 macro_rules! err {
     ($($t:tt)*) => { $crate::cli::write_stderr(format_args!($($t)*)) };
 }
 
-/// `errln!` that discards what a closed reader cannot take.
+/// `eprintln!` that discards what a closed reader cannot take.
 macro_rules! errln {
     () => { $crate::cli::write_stderr(format_args!("\n")) };
     ($($t:tt)*) => { $crate::cli::write_stderr(format_args!("{}\n", format_args!($($t)*))) };
