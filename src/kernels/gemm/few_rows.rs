@@ -142,36 +142,47 @@ pub(super) fn packed_from_memory() -> usize {
     }
 }
 
-/// How `by_columns` packs a B it streams: groups of panels of `1 / l2_share` of L2, and with
-/// `prefetch_next`, the next group's rows asked into L2 while this group's products run.
+/// How `by_columns` packs a B it streams: groups of panels of `1 / l2_share` of L2; with
+/// `prefetch_next`, the next group's rows asked into L2 while this group's products run; with
+/// `row_runs`, each of B's rows copied across the whole group as one run (`pack_b_panels`'s
+/// streamed order) rather than a few rows into one panel before the next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct GroupPlan {
     pub l2_share: usize,
     pub prefetch_next: bool,
+    pub row_runs: bool,
 }
 
 impl GroupPlan {
-    /// - **AMD:** a quarter of L2, and the next group asked for. B 4096 x 4096 from memory on Zen
-    ///   5 (L2 1 MiB), side by side: 8 rows AVX-512 F32 113-141 -> 134-155 GFLOP/s, F64 47-48
-    ///   -> 65-71, AVX2 F32 92-99 -> 104-112 (the asking, 4096 x 64 x 4096 AVX2: F32 121 -> 134
-    ///   mean, F64 62 -> 65); 64 rows 2-8%. Groups of half of L2 had the group and the next
-    ///   one's rows evict each other; an eighth was no better.
-    /// - **Intel and others:** an eighth of L2, nothing asked ahead. On a Xeon (family 6 model
-    ///   207, 2 MiB L2) the burst of prefetches for the next group, hundreds of lines at once,
-    ///   held the fill buffers the micro-kernel's own loads needed: the profile of 64 x 4096 x
-    ///   4096 F64 put 7% of the time on the prefetch instructions themselves, and spreading
-    ///   them over the tiles was slower still. Medians of 12 calls alternating in one process,
-    ///   two threads, against a quarter of L2 with the asking: 64 rows AVX-512 F64 +6.7%, F32
-    ///   +6.5%, AVX2 F32 +6.2% to +7.2%, F64 +3%; 24 rows F64 +11%; 96 rows F64 +5.5%.
+    /// - **AMD:** a quarter of L2, the next group asked for, rows copied as runs. B 4096 x 4096
+    ///   from memory on Zen 5 (L2 1 MiB), side by side: 8 rows AVX-512 F32 113-141 -> 134-155
+    ///   GFLOP/s, F64 47-48 -> 65-71, AVX2 F32 92-99 -> 104-112 (the asking, 4096 x 64 x 4096
+    ///   AVX2: F32 121 -> 134 mean, F64 62 -> 65); 64 rows 2-8%. Groups of half of L2 had the
+    ///   group and the next one's rows evict each other; an eighth was no better.
+    /// - **Intel and others:** a quarter of L2, nothing asked ahead, eight rows at a time into
+    ///   each panel. On a Xeon (family 6 model 207, 2 MiB L2) the burst of prefetches for the
+    ///   next group, hundreds of lines at once, held the fill buffers the micro-kernel's own
+    ///   loads needed (7% of the time of 64 x 4096 x 4096 F64 on the prefetch instructions
+    ///   themselves). Copied row by row, the packing of 64 x 4096 x 4096 AVX2 F32 took 21% of
+    ///   the time where OpenBLAS's copy of the same B took 15% (which reads eight rows side by
+    ///   side, each as a sequential run); eight rows at a time into each panel of groups of a
+    ///   quarter of L2, against row runs in groups of an eighth, best of 12 calls alternating
+    ///   in one process, two threads: 64 x 4096 x 4096 AVX2 F32 124.8 -> 132.4 GFLOP/s
+    ///   (OpenBLAS 132.8), F64 61.7 -> 64.5 (62.5), AVX-512 F32 201.5 -> 207.6, F64 102.5 ->
+    ///   106.5; 24 x 4096 x 4096 F64 68.5 -> 71.3, 96 x 4096 x 4096 F32 227.3 -> 238.4, 64 x
+    ///   1024 x 1024 F32 level. The same order in groups of an eighth was slower than either;
+    ///   groups of half of L2 no better than a quarter.
     pub fn for_vendor(v: cache::Vendor) -> GroupPlan {
         match v {
             cache::Vendor::Amd => GroupPlan {
                 l2_share: 4,
                 prefetch_next: true,
+                row_runs: true,
             },
             cache::Vendor::Intel | cache::Vendor::Other => GroupPlan {
-                l2_share: 8,
+                l2_share: 4,
                 prefetch_next: false,
+                row_runs: false,
             },
         }
     }
@@ -357,7 +368,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
                                 nr,
                                 &mut bp,
                                 conv_b,
-                                true,
+                                plan.row_runs,
                             );
                         }
                         // While this group's products run, the next group's rows of B are

@@ -312,20 +312,20 @@ pub(super) fn pack_block<S: Copy + 'static, T: 'static>(
 const PREFETCH_ROWS: usize = 16;
 
 /// How many rows of a row-major B `pack_b_panels` copies into one panel before it moves to the
-/// next, when B is not streamed: eight lines of the panel written in a row, where one row at a
+/// next, without `row_runs`: eight lines of the panel written in a row, where one row at a
 /// time wrote a line into every panel in turn, each a panel apart (a multiple of 4 KiB, so one
 /// L1 set) and each store waiting for its line. On Zen 5 (AVX2, one thread, alternating runs)
 /// 512^3 F32 went from 123.7 to 125.1-125.5 GFLOP/s and 1024^3 from 123.3-123.8 to 123.7-124.6;
 /// B streamed from memory by the few-row plan, rows at a time fell from 106 to 60 (8 x 4096 x
-/// 4096), so that plan keeps the row-by-row order.
+/// 4096), so that plan keeps the row-by-row order there (on a Xeon it does not:
+/// `few_rows::GroupPlan`).
 const PANEL_ROWS: usize = 8;
 
 /// Packs B's rows `pc..pc+kcb` and the micro-panels `p0..p1` of the column block starting at
-/// `jc` (and `ncb` wide) into `out`, one `kcb x nr` panel after another. A row-major B that is
-/// `streamed` (read from memory once) is read row by row, one contiguous run per row across all
-/// the panels, so that it streams from memory instead of hopping `nr` elements at a time from
-/// row to row, each run asked for `PREFETCH_ROWS` rows before it is read; otherwise
-/// `PANEL_ROWS` rows at a time.
+/// `jc` (and `ncb` wide) into `out`, one `kcb x nr` panel after another. With `row_runs`, a
+/// row-major B is read row by row, one contiguous run per row across all the panels, so that
+/// it streams from memory instead of hopping `nr` elements at a time from row to row, each run
+/// asked for `PREFETCH_ROWS` rows before it is read; otherwise `PANEL_ROWS` rows at a time.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn pack_b_panels<S: Copy + 'static, T: 'static>(
     b: &MatRef<S>,
@@ -336,11 +336,11 @@ pub(super) fn pack_b_panels<S: Copy + 'static, T: 'static>(
     nr: usize,
     out: &mut [T],
     conv: &impl Fn(S) -> T,
-    streamed: bool,
+    row_runs: bool,
 ) {
     let (j_first, j_end) = (jc + p0 * nr, (jc + p1 * nr).min(jc + ncb));
     match st {
-        Some(s) if s.cs == 1 && j_end > j_first && !streamed => {
+        Some(s) if s.cs == 1 && j_end > j_first && !row_runs => {
             for r0 in (0..kcb).step_by(PANEL_ROWS) {
                 let r1 = (r0 + PANEL_ROWS).min(kcb);
                 for (q, j0) in (j_first..j_end).step_by(nr).enumerate() {

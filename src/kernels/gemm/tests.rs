@@ -221,8 +221,8 @@ thread_local! {
         const { std::cell::Cell::new(None) };
 }
 
-/// Few-row products packing B a group of panels at a time, under each vendor's plan (groups of
-/// a quarter of L2 with the next group asked for, an eighth without): several groups and a
+/// Few-row products packing B a group of panels at a time, under each vendor's plan (the next
+/// group asked for and B copied in row runs, or neither): several groups and a
 /// partial last one, a partial last panel, several slices of k, B in place, transposed and
 /// converted, on every kernel this machine runs.
 #[test]
