@@ -447,8 +447,10 @@ fn caches_give_block_sizes_in_whole_tiles() {
     assert_eq!(b.kc, 2 * DEFAULT.l1d / (32 * 4));
     assert!(b.mc * b.kc * 4 + b.kc * 32 * 4 <= DEFAULT.l2);
     assert!(b.mc * b.kc * 4 > DEFAULT.l2 / 2);
-    // Elsewhere: the B micro-panel fills L1, the A block at most 3/8 of L2, within one tile of
-    // it. On the measured Xeon (48 KiB L1, 2 MiB L2), AVX-512 F64 gets KC 384 and MC 252.
+    // Elsewhere: the B micro-panel fills half of L1 (rows of one line) or twice L1 (wider
+    // rows, up to the cap), the A block at most a quarter of L2, within one tile of it. On the
+    // measured Xeon (48 KiB L1, 2 MiB L2), AVX-512 F64 gets KC 512 and MC 120, F32 KC 512 and
+    // MC 252, AVX2 F64 KC 384 and MC 168, F32 KC 384 and MC 336.
     for c in [
         DEFAULT,
         Caches {
@@ -458,11 +460,16 @@ fn caches_give_block_sizes_in_whole_tiles() {
             ..DEFAULT
         },
     ] {
-        for (mr, nr, elem) in [(12, 32, 4), (12, 16, 8)] {
+        for (mr, nr, elem) in [(12, 32, 4), (6, 16, 4), (12, 16, 8), (6, 8, 8)] {
             let b = Blocks::for_caches(&c, mr, nr, elem);
-            assert_eq!(b.kc, c.l1d / (nr * elem), "{c:?}");
-            assert!(b.mc * b.kc * elem <= c.l2 / 8 * 3, "{c:?} {b:?}");
-            assert!((b.mc + mr) * b.kc * elem > c.l2 / 8 * 3, "{c:?} {b:?}");
+            let panel = if nr * elem <= 64 {
+                c.l1d / 2
+            } else {
+                2 * c.l1d
+            };
+            assert_eq!(b.kc, (panel / (nr * elem)).min(512), "{c:?}");
+            assert!(b.mc * b.kc * elem <= c.l2 / 4, "{c:?} {b:?}");
+            assert!((b.mc + mr) * b.kc * elem > c.l2 / 4, "{c:?} {b:?}");
         }
     }
     let xeon = Caches {
@@ -471,8 +478,14 @@ fn caches_give_block_sizes_in_whole_tiles() {
         vendor: Vendor::Intel,
         ..DEFAULT
     };
-    let b = Blocks::for_caches(&xeon, 12, 16, 8);
-    assert_eq!((b.kc, b.mc), (384, 252));
+    let blocks = |mr, nr, elem| {
+        let b = Blocks::for_caches(&xeon, mr, nr, elem);
+        (b.kc, b.mc)
+    };
+    assert_eq!(blocks(12, 16, 8), (512, 120));
+    assert_eq!(blocks(12, 32, 4), (512, 252));
+    assert_eq!(blocks(6, 8, 8), (384, 168));
+    assert_eq!(blocks(6, 16, 4), (384, 336));
 }
 
 #[test]
