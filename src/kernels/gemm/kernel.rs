@@ -142,22 +142,28 @@ impl Blocks {
     ///   0.91-0.92, KC 512 MC 252 0.98-1.01; AVX-512 F64 2048^3 KC 384 MC 252 0.95, KC 512 MC
     ///   120 0.95, MC 192 or 252 0.97 (one thread 0.95 against 0.99); F64 4096^3 0.95 whatever
     ///   MC. AVX-512 with KC 256 had been 0.86-0.89, and KC 512 with MC 492 (F64, the A block
-    ///   all of L2) 0.82-0.85.
+    ///   all of L2) 0.82-0.85. The B block takes twice L2 at most: with a quarter of L3 (16 MiB
+    ///   there, L3 being counted as 16 L2s) AVX-512 F64 ran at 0.89 of OpenBLAS on one thread
+    ///   (2048^3 and 4096^3) and 0.92 on two (4096^3); with 4 MiB (NC 1024), 0.94-0.96 and
+    ///   0.98. F64 reads twice the bytes of B per multiply-add that F32 does, which was level
+    ///   either way (NC 2048 against 8192), as were both AVX2 types.
     pub fn for_caches(c: &Caches, mr: usize, nr: usize, elem: usize) -> Blocks {
-        let (kc, a_room) = match c.vendor {
+        let (kc, a_room, b_room) = match c.vendor {
             Vendor::Amd => {
                 let kc = (2 * c.l1d / (nr * elem)).clamp(64, 512) / 8 * 8;
-                (kc, c.l2.saturating_sub(kc * nr * elem).max(c.l2 / 2))
+                let a_room = c.l2.saturating_sub(kc * nr * elem).max(c.l2 / 2);
+                (kc, a_room, c.l3 / 4)
             }
             Vendor::Intel | Vendor::Other => {
                 let row = nr * elem;
                 let panel = if row <= 64 { c.l1d / 2 } else { 2 * c.l1d };
                 let kc = (panel / row).clamp(64, 512) / 8 * 8;
-                (kc, if elem >= 8 { c.l2 / 2 } else { c.l2 / 4 })
+                let a_room = if elem >= 8 { c.l2 / 2 } else { c.l2 / 4 };
+                (kc, a_room, (c.l3 / 4).min(2 * c.l2))
             }
         };
         let mc = ((a_room / (kc * elem)) / mr * mr).clamp(mr, 4096 / mr * mr);
-        let nc = ((c.l3 / 4 / (kc * elem)) / nr * nr).clamp(nr, 8192 / nr * nr);
+        let nc = ((b_room / (kc * elem)) / nr * nr).clamp(nr, 8192 / nr * nr);
         Blocks { kc, mc, nc }
     }
 }
