@@ -134,6 +134,7 @@ pub fn parse_size(text: &str) -> Option<usize> {
 }
 
 /// Reads the caches of one CPU's sysfs cache directory; `None` unless L1d and L2 are both there.
+/// Sysfs does not name the vendor: the result says `Other`, and `detect` puts CPUID's in.
 pub fn from_sysfs(dir: &std::path::Path) -> Option<Caches> {
     let mut found = Caches {
         source: "sysfs",
@@ -197,7 +198,7 @@ fn from_cpuid() -> Option<Caches> {
         l2: 0,
         l3: 0,
         l1d_ways: DEFAULT.l1d_ways,
-        vendor: Vendor::Other,
+        vendor: vendor(),
     };
     for sub in 0..16 {
         // SAFETY: as above; `leaf` is at most the maximum the CPU reported.

@@ -51,8 +51,9 @@ impl<T: Copy + 'static> Scratch<T> {
 
     /// `n` copies of `x`.
     pub fn filled(n: usize, x: T) -> Scratch<T> {
-        let mut v = Self::reused(n + slack::<T>());
-        v.resize(n + slack::<T>(), x);
+        let total = n + slack::<T>();
+        let mut v = Self::reused(total);
+        v.resize(total, x);
         Self::aligned(v, n)
     }
 
