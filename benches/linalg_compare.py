@@ -14,7 +14,9 @@ Run through benches/linalg_compare.sh, which pins the Python packages:
 A record (benches/record.py) holds the rows with the machine, the dates, the load and the commit;
 the book's performance page renders the committed ones (tables and a GFLOP/s-against-size plot).
 
-GFLOP/s are the best of REPS runs (default 3) after a warm-up, counting a multiply-add as two.
+GFLOP/s are the best of REPS runs (default 3) after a warm-up, counting a multiply-add as two;
+each row also keeps every round's figures (`rounds`), and the table adds the median over rounds of
+their ratios.
 """
 import datetime
 import io
@@ -62,13 +64,20 @@ def main():
         # disturbance of the shared machine costs both sides alike. The peers go first: they time
         # small products over more repetitions (linalg_peers.dot_case: 10 below one GFLOP), and
         # xla-spec then gets at least as many, so neither side's best is of fewer tries.
+        # Each round's own figures too: a round's peers and xla-spec run seconds apart, so the
+        # median over rounds of their ratio pairs figures from the same state of a shared
+        # machine, where the best of each side may come from different spells.
+        per_round = []
         for _ in range(rounds):
+            this = {"xla_spec": None, "openblas": None, "xla_cpu": None}
             buf = io.StringIO()
             with redirect_stdout(buf):
                 dict(linalg_peers.CASES)[name](name)
             peer_reps = 0
             for p in map(json.loads, buf.getvalue().splitlines()):
-                keep({"numpy-openblas": "openblas", "jax-xla-cpu": "xla_cpu"}[p["peer"]], p["gflops"])
+                key = {"numpy-openblas": "openblas", "jax-xla-cpu": "xla_cpu"}[p["peer"]]
+                keep(key, p["gflops"])
+                this[key] = p["gflops"]
                 peer_reps = max(peer_reps, int(p.get("reps", 0)))
             # The peers' worker threads spin for a while after their last call (OpenBLAS's and
             # Eigen's pools do): give them time to sleep before xla-spec runs beside them.
@@ -79,8 +88,10 @@ def main():
             for o in map(json.loads, filter(str.strip, out.splitlines())):
                 if o["name"] == name:
                     keep("xla_spec", o["fast_gflops"])
+                    this["xla_spec"] = o["fast_gflops"]
                     best["kernel"] = o["kernel"]
-        row = {"name": name, **best}
+            per_round.append(this)
+        row = {"name": name, **best, "rounds": per_round}
         print(json.dumps(row), flush=True)
         rows.append(row)
     end = datetime.datetime.now(datetime.timezone.utc)
@@ -93,7 +104,8 @@ def main():
                   f"peers made when they made more) and its peers "
                   f"(benches/linalg_peers.py: numpy {linalg_peers.np.__version__} matmul on its "
                   f"bundled OpenBLAS, jax {getattr(linalg_peers.jax, '__version__', '(absent)')} jitted on XLA:CPU, best of "
-                  f"3 to 10 runs), case after case")
+                  f"3 to 10 runs), case after case; the median of rounds is the median over the rounds of "
+                  f"each round's ratio")
         # A run that restricts the instruction sets (to measure the AVX2 paths on a machine with
         # AVX-512) says so, since its figures are not the machine's best.
         forced = [f"{k}={os.environ[k]}" for k in ("XLA_SPEC_GEMM_KERNEL", "OPENBLAS_CORETYPE", "XLA_FLAGS")
@@ -110,16 +122,25 @@ def main():
           f"{load1[0]:.2f} at the end; best of {rounds} rounds of {reps} runs or the peers' count if higher (xla-spec) and of "
           f"3 to 10 runs (peers)")
     print()
-    print("| case | xla-spec GFLOP/s (kernel) | OpenBLAS | XLA:CPU | vs OpenBLAS | vs XLA:CPU |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| case | xla-spec GFLOP/s (kernel) | OpenBLAS | XLA:CPU | vs OpenBLAS | vs XLA:CPU "
+          "| vs OpenBLAS, median of rounds | vs XLA:CPU, median of rounds |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
 
     def ratio(a, b):
         return f"{a / b:.2f}" if a and b else "–"
 
+    def round_median(r, peer):
+        q = sorted(x["xla_spec"] / x[peer] for x in r["rounds"] if x["xla_spec"] and x[peer])
+        if not q:
+            return "–"
+        mid = len(q) // 2
+        return f"{(q[mid] if len(q) % 2 else (q[mid - 1] + q[mid]) / 2):.2f}"
+
     for r in rows:
         print(f"| `{r['name']}` | {r['xla_spec'] or '–'} ({r['kernel']}) | {r['openblas'] or '–'} | "
               f"{r['xla_cpu'] or '–'} | {ratio(r['xla_spec'], r['openblas'])} | "
-              f"{ratio(r['xla_spec'], r['xla_cpu'])} |")
+              f"{ratio(r['xla_spec'], r['xla_cpu'])} | {round_median(r, 'openblas')} | "
+              f"{round_median(r, 'xla_cpu')} |")
 
 
 if __name__ == "__main__":
