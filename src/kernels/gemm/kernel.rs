@@ -146,7 +146,12 @@ impl Blocks {
     ///   there, L3 being counted as 16 L2s) AVX-512 F64 ran at 0.89 of OpenBLAS on one thread
     ///   (2048^3 and 4096^3) and 0.92 on two (4096^3); with 4 MiB (NC 1024), 0.94-0.96 and
     ///   0.98. F64 reads twice the bytes of B per multiply-add that F32 does, which was level
-    ///   either way (NC 2048 against 8192), as were both AVX2 types.
+    ///   either way (NC 2048 against 8192), as were both AVX2 types. Between those two, the B
+    ///   block of 8-byte elements takes four times L2, as many columns as F32's twice L2: A is
+    ///   packed again for every block of NC columns. AVX-512 F64 4096^3 on two threads, medians
+    ///   of 12-16 calls alternating with OpenBLAS's on a busy host, three runs: NC 1024 at
+    ///   0.94, 1.05 and 0.94 of OpenBLAS, NC 2048 at 1.00, 1.09 and 1.03 (NC 4096 0.89); AVX2
+    ///   F64 NC 1360 1.03, 2728 1.06; 2048^3 level.
     pub fn for_caches(c: &Caches, mr: usize, nr: usize, elem: usize) -> Blocks {
         let (kc, a_room, b_room) = match c.vendor {
             Vendor::Amd => {
@@ -159,7 +164,10 @@ impl Blocks {
                 let panel = if row <= 64 { c.l1d / 2 } else { 2 * c.l1d };
                 let kc = (panel / row).clamp(64, 512) / 8 * 8;
                 let a_room = if elem >= 8 { c.l2 / 2 } else { c.l2 / 4 };
-                (kc, a_room, (c.l3 / 4).min(2 * c.l2))
+                // As many columns of B for 8-byte elements as for 4-byte ones: A is packed
+                // again for every block of NC columns.
+                let b_room = 2 * c.l2 * (elem / 4).max(1);
+                (kc, a_room, (c.l3 / 4).min(b_room))
             }
         };
         let mc = ((a_room / (kc * elem)) / mr * mr).clamp(mr, 4096 / mr * mr);

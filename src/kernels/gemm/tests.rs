@@ -473,7 +473,8 @@ fn caches_give_block_sizes_in_whole_tiles() {
             assert!((b.mc + mr) * b.kc * elem > room, "{c:?} {b:?}");
         }
     }
-    // The B block in at most twice L2 there (L3 counted as 64 MiB for its two CPUs).
+    // The B block in at most twice L2 there for 4-byte elements, four times for 8-byte ones
+    // (L3 counted as 64 MiB for its two CPUs).
     let xeon = Caches {
         l1d: 48 << 10,
         l2: 2 << 20,
@@ -485,9 +486,9 @@ fn caches_give_block_sizes_in_whole_tiles() {
         let b = Blocks::for_caches(&xeon, mr, nr, elem);
         (b.kc, b.mc, b.nc)
     };
-    assert_eq!(blocks(12, 16, 8), (512, 252, 1024));
+    assert_eq!(blocks(12, 16, 8), (512, 252, 2048));
     assert_eq!(blocks(12, 32, 4), (512, 252, 2048));
-    assert_eq!(blocks(6, 8, 8), (384, 336, 1360));
+    assert_eq!(blocks(6, 8, 8), (384, 336, 2728));
     assert_eq!(blocks(6, 16, 4), (384, 336, 2720));
 }
 
