@@ -416,6 +416,25 @@ pub(super) struct Io<'a> {
     pub(super) twiddle: Option<&'a Twiddle>,
 }
 
+impl Io<'_> {
+    /// One contiguous line at `p`, transformed in place and multiplied by `scale` (the private
+    /// scratch lines of Bluestein's algorithm).
+    pub(super) fn one_line(p: Mem, scale: f64) -> Io<'static> {
+        let line = Lines::run(0, 0, 1);
+        Io {
+            count: 1,
+            src: p,
+            li: line,
+            dst: p,
+            lo: line,
+            conj_in: false,
+            conj_out: false,
+            scale,
+            twiddle: None,
+        }
+    }
+}
+
 /// What happens to a block's rows on their way out.
 pub(super) struct Post<'a> {
     /// Conjugate first (Bluestein's inverse convolution).

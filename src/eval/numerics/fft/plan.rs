@@ -76,19 +76,7 @@ impl Plan {
             bhat[t] = chirp[t].conj();
             bhat[m - t] = chirp[t].conj();
         }
-        let p = Mem::C128(bhat.as_mut_ptr());
-        let line = Lines::run(0, 0, 1);
-        let io = Io {
-            count: 1,
-            src: p,
-            li: line,
-            dst: p,
-            lo: line,
-            conj_in: false,
-            conj_out: false,
-            scale: 1.0 / m as f64,
-            twiddle: None,
-        };
+        let io = Io::one_line(Mem::C128(bhat.as_mut_ptr()), 1.0 / m as f64);
         // SAFETY: one line of m elements, `bhat` itself, touched by nothing else.
         unsafe { inner.run(&io, isa, true) };
         Plan {
@@ -293,20 +281,8 @@ impl Bluestein {
                     zero
                 };
             });
-            let line = Lines::run(0, 0, 1);
             let fwd = |a: &mut Vec<C128>| {
-                let p = Mem::C128(a.as_mut_ptr());
-                let one = Io {
-                    count: 1,
-                    src: p,
-                    li: line,
-                    dst: p,
-                    lo: line,
-                    conj_in: false,
-                    conj_out: false,
-                    scale: 1.0,
-                    twiddle: None,
-                };
+                let one = Io::one_line(Mem::C128(a.as_mut_ptr()), 1.0);
                 // SAFETY: the private scratch line.
                 unsafe { self.inner.run(&one, isa, par) };
             };
