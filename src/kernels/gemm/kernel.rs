@@ -161,7 +161,11 @@ impl Blocks {
             }
             Vendor::Intel | Vendor::Other => {
                 let row = nr * elem;
-                let panel = if row <= 64 { c.l1d / 2 } else { 2 * c.l1d };
+                let panel = if simd::row_in_one_line(row) {
+                    c.l1d / 2
+                } else {
+                    2 * c.l1d
+                };
                 let kc = (panel / row).clamp(64, 512) / 8 * 8;
                 let a_room = if elem >= 8 { c.l2 / 2 } else { c.l2 / 4 };
                 // As many columns of B for 8-byte elements as for 4-byte ones: A is packed

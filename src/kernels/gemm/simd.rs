@@ -135,6 +135,15 @@ const A_AHEAD: usize = 96;
 /// times 1.03 and level, 1024^3 one thread 0.97 to 0.98.
 const C_AHEAD: usize = 64;
 
+/// Whether a tile's row of B, `row_bytes` long, fits in one 64-byte cache line (the 256-bit
+/// tiles'). One rule for two decisions that only work together: `Blocks::for_caches` gives
+/// such tiles' B micro-panel half of L1 on Intel so that both packed panels stay there, and
+/// `body` asks for their C tile at the start of the loop as well as near its end, which only
+/// pays while nothing streams through L1 to evict the lines again.
+pub const fn row_in_one_line(row_bytes: usize) -> bool {
+    row_bytes <= 64
+}
+
 /// Asks for the lines of the `MR x NV * LANES` tile of C (row stride `ldc`) into L1.
 ///
 /// # Safety
@@ -190,7 +199,7 @@ pub unsafe fn body<S: Simd, const MR: usize, const NV: usize, const ROWS: bool>(
         } else {
             // Four steps per trip (`trip`).
             let trips = k / 4;
-            let narrow = NV * S::LANES * std::mem::size_of::<S::E>() <= 64;
+            let narrow = row_in_one_line(NV * S::LANES * std::mem::size_of::<S::E>());
             if narrow {
                 prefetch_tile::<S, MR, NV>(c, ldc);
             }
