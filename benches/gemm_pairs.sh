@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# xla-spec's GEMM against OpenBLAS's (NumPy's build), timed in pairs in one process (see
+# benches/gemm_pairs.rs). Reuses benches/linalg_compare.sh's venv and pins.
+#   benches/gemm_pairs.sh [FILTER] [--rounds N] [--pause MS] [--save FILE]
+# One thread: RAYON_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 taskset -c 1 benches/gemm_pairs.sh ...
+# The AVX2 paths on an AVX-512 machine: XLA_SPEC_GEMM_KERNEL=avx2 OPENBLAS_CORETYPE=Haswell.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=target/linalg-venv
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv"
+fi
+"$venv/bin/pip" install --quiet --disable-pip-version-check \
+  numpy==2.4.6 jax==0.10.2 jaxlib==0.10.2 ml_dtypes==0.6.0 scipy==1.17.1 opt_einsum==3.4.0
+lib=$("$venv/bin/python" - <<'PY'
+import glob, os, numpy
+root = os.path.dirname(os.path.dirname(numpy.__file__))
+libs = sorted(glob.glob(os.path.join(root, "numpy.libs", "libscipy_openblas64_*.so*")))
+print(libs[0] if libs else "")
+PY
+)
+if [ -z "$lib" ]; then
+  echo "gemm_pairs.sh: NumPy's OpenBLAS library not found under $venv" >&2
+  exit 2
+fi
+OPENBLAS_LIB="$lib" exec cargo bench --bench gemm_pairs -- "$@"
