@@ -16,7 +16,9 @@
 //! Usage: `benches/gemm_pairs.sh [FILTER] [--rounds N] [--pause MS] [--save FILE]`; the cases
 //! are the GEMM rows of `xla-spec bench`'s table (`dot_f32_*`, `dot_f64_*`) whose name contains
 //! FILTER. Thread counts: `RAYON_NUM_THREADS` and `OPENBLAS_NUM_THREADS`; the micro-kernel:
-//! `XLA_SPEC_GEMM_KERNEL` (and `OPENBLAS_CORETYPE` for OpenBLAS's).
+//! `XLA_SPEC_GEMM_KERNEL` (and `OPENBLAS_CORETYPE` for OpenBLAS's). With `--rows FILE` the bench
+//! writes its rows and method as JSON, which the script's `--save` wraps into a record of kind
+//! `pairs` (`benches/record.py`) for the book's performance page.
 
 use std::time::{Duration, Instant};
 use xla_spec::ElementType;
@@ -147,7 +149,7 @@ struct Args {
     filter: String,
     rounds: usize,
     pause: Duration,
-    save: Option<String>,
+    rows: Option<String>,
 }
 
 fn args() -> Result<Args, String> {
@@ -155,7 +157,7 @@ fn args() -> Result<Args, String> {
         filter: String::new(),
         rounds: 15,
         pause: Duration::from_millis(300),
-        save: None,
+        rows: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
@@ -174,7 +176,7 @@ fn args() -> Result<Args, String> {
                     .map_err(|e| format!("--pause: {e}"))?;
                 a.pause = Duration::from_millis(ms);
             }
-            "--save" => a.save = Some(value("a file")?),
+            "--rows" => a.rows = Some(value("a file")?),
             f if !f.starts_with('-') => a.filter = f.to_string(),
             other => return Err(format!("unknown argument {other}")),
         }
@@ -221,7 +223,7 @@ fn run() -> Result<(), String> {
     let path = std::env::var("OPENBLAS_LIB")
         .map_err(|_| "OPENBLAS_LIB is not set (benches/gemm_pairs.sh sets it)".to_string())?;
     let lib = OpenBlas::open(&path)?;
-    if let Some(file) = &args.save
+    if let Some(file) = &args.rows
         && std::path::Path::new(file).exists()
     {
         return Err(format!("{file} exists; not overwritten"));
@@ -303,29 +305,35 @@ fn run() -> Result<(), String> {
     if rows.is_empty() {
         return Err(format!("no GEMM case matches {:?}", args.filter));
     }
-    if let Some(file) = &args.save {
-        let env = |v: &str| std::env::var(v).unwrap_or_default();
-        let json = serde_json::json!({
-            "machine": machine,
-            "load_before": load_before,
-            "load_after": load(),
-            "rounds": args.rounds,
-            "pause_ms": args.pause.as_millis() as u64,
-            "rayon_threads": env("RAYON_NUM_THREADS"),
-            "openblas_threads": env("OPENBLAS_NUM_THREADS"),
-            "kernel_forced": env("XLA_SPEC_GEMM_KERNEL"),
-            "openblas": path,
-            "cases": rows,
-        });
+    if let Some(file) = &args.rows {
+        let env = |v: &str| match std::env::var(v) {
+            Ok(x) if !x.is_empty() => x,
+            _ => "all CPUs".to_string(),
+        };
+        let kernel = std::env::var("XLA_SPEC_GEMM_KERNEL").unwrap_or_else(|_| "best".into());
+        let coretype = std::env::var("OPENBLAS_CORETYPE").unwrap_or_else(|_| "detected".into());
+        let method = format!(
+            "paired calls in one process: each round runs xla-spec's GEMM and OpenBLAS's \
+             cblas_?gemm (NumPy's scipy_openblas64) on the same operands back to back, each after \
+             a {} ms pause, alternating which goes first; {} rounds; each side's best, and the \
+             median and quartiles of the per-round ratio (OpenBLAS's time over xla-spec's); \
+             threads: xla-spec {}, OpenBLAS {}; micro-kernel {kernel}, OpenBLAS core {coretype}; \
+             load average {load_before} before, {} after",
+            args.pause.as_millis(),
+            args.rounds,
+            env("RAYON_NUM_THREADS"),
+            env("OPENBLAS_NUM_THREADS"),
+            load(),
+        );
+        let json = serde_json::json!({ "method": method, "rows": rows });
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())? + "\n";
-        // `create_new`: a record a user already has is never overwritten.
+        // `create_new`: a file a user already has is never overwritten.
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(file)
             .map_err(|e| format!("{file}: {e}"))?;
         std::io::Write::write_all(&mut f, text.as_bytes()).map_err(|e| format!("{file}: {e}"))?;
-        println!("saved {file}");
     }
     Ok(())
 }

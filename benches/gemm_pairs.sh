@@ -23,4 +23,39 @@ if [ -z "$lib" ]; then
   echo "gemm_pairs.sh: NumPy's OpenBLAS library not found under $venv" >&2
   exit 2
 fi
-OPENBLAS_LIB="$lib" exec cargo bench --bench gemm_pairs -- "$@"
+# --save FILE: the bench writes its rows to a scratch file, wrapped here into a record (machine,
+# dates, load, commit: benches/record.py) that the book's performance page renders.
+args=() save=""
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--save" ]; then
+    [ $# -ge 2 ] || { echo "gemm_pairs.sh: --save needs a file" >&2; exit 2; }
+    save=$2
+    shift 2
+  else
+    args+=("$1")
+    shift
+  fi
+done
+if [ -z "$save" ]; then
+  OPENBLAS_LIB="$lib" exec cargo bench --bench gemm_pairs -- "${args[@]}"
+fi
+if [ -e "$save" ]; then
+  echo "gemm_pairs.sh: $save exists; not overwritten" >&2
+  exit 2
+fi
+rows=target/gemm-pairs-rows.json
+rm -f "$rows"
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+load0=$(cut -d' ' -f1 /proc/loadavg)
+OPENBLAS_LIB="$lib" cargo bench --bench gemm_pairs -- "${args[@]}" --rows "$rows"
+load1=$(cut -d' ' -f1 /proc/loadavg)
+"$venv/bin/python" - "$save" "$rows" "$started" "$load0" "$load1" <<'PY'
+import datetime, json, os, sys
+sys.path.insert(0, "benches")
+import record
+save, rows, started, load0, load1 = sys.argv[1:]
+data = json.load(open(rows))
+start = datetime.datetime.strptime(started, "%Y-%m-%dT%H:%M:%SZ")
+record.save(save, "pairs", data["rows"], start, record.now(), [float(load0), float(load1)],
+            os.getcwd(), data["method"])
+PY

@@ -4,7 +4,7 @@ The book's performance page draws its tables and plots from these files (a ```` 
 fence names one; `xla-spec book` renders it), so a figure in the book always carries the machine,
 the date, the load and the commit it was measured at, and the peers measured in the same run.
 
-    {"kind": "linalg" | "programs", "machine": {...}, "started": "...Z", "finished": "...Z",
+    {"kind": "linalg" | "programs" | "pairs", "machine": {...}, "started": "...Z", "finished": "...Z",
      "load": [before, after], "commit": "abc1234", "method": "...", "rows": [{...}, ...]}
 
 `machine` holds the CPU model, family and model numbers, the SIMD flags that pick our kernels, the

@@ -5,7 +5,8 @@
 //! to the repository. It becomes a paragraph naming the machine (CPU model, family and model
 //! numbers, SIMD flags, caches), the date, the load average and the commit; the table of the
 //! record's rows with xla-spec's figure, its peers' figures from the same run and the ratios; and,
-//! for a `linalg` record, an SVG plot of GFLOP/s against size for the square F32 and F64 products.
+//! for a `linalg` record, an SVG plot of GFLOP/s against size for the square F32 and F64 products
+//! (a `pairs` record, `gemm_pairs.sh --save`, holds calls paired within one process: no plot).
 //! So a figure in the book cannot lose the machine it was measured on, and a missing or malformed
 //! record fails the book's build.
 
@@ -79,9 +80,12 @@ pub(crate) fn render(rec: &Value, file: &str) -> Res<String> {
         Some("throughput") => {
             out.push_str(&throughput_table(rows)?);
         }
+        Some("pairs") => {
+            out.push_str(&pairs_table(rows)?);
+        }
         k => {
             return Err(format!(
-                "unknown record kind {k:?} (linalg, programs, throughput)"
+                "unknown record kind {k:?} (linalg, programs, throughput, pairs)"
             ));
         }
     }
@@ -230,6 +234,33 @@ fn linalg_table(rows: &[Value]) -> Res<String> {
             );
         }
         t.push('\n');
+    }
+    Ok(t)
+}
+
+/// The table of a `pairs` record (`benches/gemm_pairs.sh`): each side's best, and the median
+/// and quartiles over the rounds of the ratio of two calls made back to back.
+fn pairs_table(rows: &[Value]) -> Res<String> {
+    let mut t = String::from(
+        "| case | xla-spec best GFLOP/s (kernel) | OpenBLAS best | xla-spec / OpenBLAS, median of paired calls | quartiles |\n|---|---:|---:|---:|---:|\n",
+    );
+    let two = |r: &Value, k: &str| -> Res<String> {
+        r[k].as_f64()
+            .map(|x| format!("{x:.2}"))
+            .ok_or_else(|| format!("a row without `{k}`"))
+    };
+    for r in rows {
+        let _ = writeln!(
+            t,
+            "| `{}` | {} ({}) | {} | {} | {}-{} |",
+            text(r, "name")?,
+            num(r["xla_spec_best_gflops"].as_f64()),
+            r["kernel"].as_str().unwrap_or("–"),
+            num(r["openblas_best_gflops"].as_f64()),
+            two(r, "ratio_median")?,
+            two(r, "ratio_q1")?,
+            two(r, "ratio_q3")?
+        );
     }
     Ok(t)
 }
@@ -512,6 +543,23 @@ mod tests {
         );
         let md = render(&rec, "r.json").unwrap();
         assert!(md.contains("| mlp_train | 50.0 | 120 | 25.0 | 150 | 2.00 | 4.80 | yes |"));
+    }
+
+    #[test]
+    fn a_pairs_record_gives_bests_and_the_paired_ratio_with_quartiles() {
+        let rec = record(
+            "pairs",
+            serde_json::json!([{"name": "dot_f64_2048", "kernel": "avx512",
+                                "xla_spec_best_gflops": 148.1, "openblas_best_gflops": 156.7,
+                                "ratio_median": 0.948, "ratio_q1": 0.907, "ratio_q3": 0.998}]),
+        );
+        let md = render(&rec, "r.json").unwrap();
+        assert!(
+            md.contains("| `dot_f64_2048` | 148 (avx512) | 157 | 0.95 | 0.91-1.00 |"),
+            "{md}"
+        );
+        let bad = record("pairs", serde_json::json!([{"name": "dot_f64_2048"}]));
+        assert!(render(&bad, "r.json").unwrap_err().contains("ratio_median"));
     }
 
     #[test]
