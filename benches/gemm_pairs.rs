@@ -252,6 +252,12 @@ fn run() -> Result<(), String> {
         let mut blas = peer(&prepared, (m, k, n)).ok_or(format!("{name}: unexpected operands"))?;
         // One call each first: pages mapped, pools started, buffers recycled.
         let kernel = prepared.run_fast();
+        // A fast path that failed, or fell back to the oracle, would be timed as if it ran.
+        if kernel.starts_with("error") || kernel == "none" {
+            return Err(format!(
+                "{name}: xla-spec's fast path did not run a kernel: {kernel}"
+            ));
+        }
         blas.run(&lib, (m, k, n));
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for round in 0..args.rounds {
