@@ -91,45 +91,36 @@ enum Peer<'a> {
 }
 
 impl Peer<'_> {
-    fn run(&mut self, lib: &OpenBlas, (m, k, n): (i64, i64, i64)) {
-        // SAFETY: a is m x k, b is k x n and c is m x n, all row-major and of those lengths
-        // (checked where the peer is built).
-        unsafe {
-            match self {
-                Peer::F32(a, b, c) => (lib.sgemm)(
-                    ROW_MAJOR,
-                    NO_TRANS,
-                    NO_TRANS,
-                    m,
-                    n,
-                    k,
-                    1.0,
-                    a.as_ptr(),
-                    k,
-                    b.as_ptr(),
-                    n,
-                    0.0,
-                    c.as_mut_ptr(),
-                    n,
-                ),
-                Peer::F64(a, b, c) => (lib.dgemm)(
-                    ROW_MAJOR,
-                    NO_TRANS,
-                    NO_TRANS,
-                    m,
-                    n,
-                    k,
-                    1.0,
-                    a.as_ptr(),
-                    k,
-                    b.as_ptr(),
-                    n,
-                    0.0,
-                    c.as_mut_ptr(),
-                    n,
-                ),
-            }
+    fn run(&mut self, lib: &OpenBlas, mkn: (i64, i64, i64)) {
+        match self {
+            Peer::F32(a, b, c) => gemm(lib.sgemm, mkn, 1.0, 0.0, a, b, c),
+            Peer::F64(a, b, c) => gemm(lib.dgemm, mkn, 1.0, 0.0, a, b, c),
         }
+    }
+}
+
+/// `c = a * b` through one of the `cblas_?gemm`s, all three row-major (`one` and `zero` are
+/// alpha and beta).
+fn gemm<T>(f: Gemm<T>, (m, k, n): (i64, i64, i64), one: T, zero: T, a: &[T], b: &[T], c: &mut [T]) {
+    // SAFETY: a is m x k, b is k x n and c is m x n, all row-major and of those lengths
+    // (checked where the peer is built).
+    unsafe {
+        f(
+            ROW_MAJOR,
+            NO_TRANS,
+            NO_TRANS,
+            m,
+            n,
+            k,
+            one,
+            a.as_ptr(),
+            k,
+            b.as_ptr(),
+            n,
+            zero,
+            c.as_mut_ptr(),
+            n,
+        )
     }
 }
 

@@ -6,12 +6,7 @@
 # The AVX2 paths on an AVX-512 machine: XLA_SPEC_GEMM_KERNEL=avx2 OPENBLAS_CORETYPE=Haswell.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv=target/linalg-venv
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check \
-  numpy==2.4.6 jax==0.10.2 jaxlib==0.10.2 ml_dtypes==0.6.0 scipy==1.17.1 opt_einsum==3.4.0
+. benches/linalg_venv.sh
 lib=$("$venv/bin/python" - <<'PY'
 import glob, os, numpy
 root = os.path.dirname(os.path.dirname(numpy.__file__))
