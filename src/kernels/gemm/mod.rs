@@ -477,6 +477,11 @@ fn cores_far() -> bool {
     super::pool::cores_far()
 }
 
+/// Whether `row_block` may round the number of blocks down on this machine (see there).
+fn rounds_down() -> bool {
+    cache::detect().vendor == cache::Vendor::Amd
+}
+
 /// The height of `by_rows`' row blocks for `m` rows: a whole number of tiles, the same number of
 /// blocks for every thread, and as near the cache-derived `mc` as that allows. Rounding the
 /// number of blocks up to a multiple of the threads can halve the blocks (1024 rows of 480 are
@@ -487,6 +492,12 @@ fn cores_far() -> bool {
 /// 1024 F32 235-241 in blocks of 256, 243-245 in blocks of 512 (MC 480); 2048 F32 was faster
 /// in blocks of 342 (three fifths up) than of 512 (260 against 254).
 ///
+/// Only on AMD (`rounds_down`): on a Xeon (family 6, model 207), 512 x 512 F64 on two threads
+/// (AVX-512, MC 252) ran at 0.90-0.97 of OpenBLAS in 2 blocks of 256 and 1.02-1.06 in 4 of 132,
+/// medians of the ratios of 40 calls alternating with OpenBLAS's in one process (8 blocks of 72:
+/// 1.12); F32 level (1.02 and 1.03). Likely because a F64 block of 256 rows (1 MiB) and the half
+/// of B its thread packs beside it (1 MiB) fill that core's 2 MiB L2.
+///
 /// Blocks of whole tiles can be unequal by a tile (256 rows of 6-row tiles on two threads: 22
 /// tiles and 20 and two thirds). Where a short last tile has a smaller instance (`edge`
 /// says which remainders do), equal blocks that are not whole tiles are taken instead when they
@@ -496,13 +507,14 @@ fn row_block(
     mc: usize,
     mr: usize,
     threads: usize,
+    round_down: bool,
     edge: &dyn Fn(usize) -> bool,
 ) -> usize {
     let (mc, threads, mr) = (mc.max(1), threads.max(1), mr.max(1));
     let tiles = |blocks: usize| m.div_ceil(blocks.max(1)).div_ceil(mr) * mr;
     let up = m.div_ceil(mc).div_ceil(threads) * threads;
     let down = (m / mc / threads * threads).max(threads);
-    let whole = if down < up && 5 * tiles(up) < 3 * mc && 8 * tiles(down) <= 9 * mc {
+    let whole = if round_down && down < up && 5 * tiles(up) < 3 * mc && 8 * tiles(down) <= 9 * mc {
         tiles(down)
     } else {
         tiles(up)
@@ -576,9 +588,14 @@ fn by_rows<SB, T, PA, FB>(
             && l1.l1_rows_per_set(mr, rs.saturating_mul(std::mem::size_of::<T>())) <= l1.l1d_ways
     });
     // Split by columns, every task walks all row blocks: they need not come out even.
-    let mc = row_block(m, kern.mc, mr, if far { 1 } else { threads }, &|h| {
-        kern.edge(h).is_some()
-    });
+    let mc = row_block(
+        m,
+        kern.mc,
+        mr,
+        if far { 1 } else { threads },
+        rounds_down(),
+        &|h| kern.edge(h).is_some(),
+    );
     let max_panels = nc.min(n).div_ceil(nr);
     // (Partial panels are zeroed where they are packed.)
     let mut bpack: Scratch<T> = Scratch::stale(max_panels * nr * kc.min(k), T::zero());

@@ -307,23 +307,27 @@ fn gathered_panels_are_the_rows_side_by_side() {
 fn row_blocks_stay_near_the_cache_block() {
     // 1024 rows, MC 480, 2 threads: 4 blocks of 256 would be half of MC; 2 of 512 are
     // 7% over it.
-    assert_eq!(row_block(1024, 480, 6, 2, &no_edge), 516);
+    assert_eq!(row_block(1024, 480, 6, 2, true, &no_edge), 516);
     // 512 rows of F64, MC 240: 2 blocks of 258 instead of 4 of 132.
-    assert_eq!(row_block(512, 240, 6, 2, &no_edge), 258);
+    assert_eq!(row_block(512, 240, 6, 2, true, &no_edge), 258);
     // 2048 rows, MC 480: 6 blocks of 342 are three fifths of MC or more: kept.
-    assert_eq!(row_block(2048, 480, 6, 2, &no_edge), 342);
+    assert_eq!(row_block(2048, 480, 6, 2, true, &no_edge), 342);
     // Rounding down would overflow MC by more than an eighth (2 of 552): kept at 4 of 276.
-    assert_eq!(row_block(1100, 480, 6, 2, &no_edge), 276);
+    assert_eq!(row_block(1100, 480, 6, 2, true, &no_edge), 276);
     // Fewer rows than one block per thread, one thread, degenerate sizes.
-    assert_eq!(row_block(100, 480, 6, 2, &no_edge), 54);
-    assert_eq!(row_block(1000, 480, 6, 1, &no_edge), 336);
-    assert_eq!(row_block(10, 0, 4, 0, &no_edge), 4);
+    assert_eq!(row_block(100, 480, 6, 2, true, &no_edge), 54);
+    assert_eq!(row_block(1000, 480, 6, 1, true, &no_edge), 336);
+    assert_eq!(row_block(10, 0, 4, 0, true, &no_edge), 4);
+    // Not rounded down where that did not pay (Intel): 512 rows of F64, MC 252, 12-row tiles.
+    assert_eq!(row_block(512, 252, 12, 2, true, &no_edge), 264);
+    assert_eq!(row_block(512, 252, 12, 2, false, &no_edge), 132);
+    assert_eq!(row_block(512, 240, 6, 2, false, &no_edge), 132);
     for (m, mc, mr, t) in [
         (1usize, 1usize, 1usize, 1usize),
         (4096, 480, 6, 2),
         (999, 240, 12, 3),
     ] {
-        let h = row_block(m, mc, mr, t, &no_edge);
+        let h = row_block(m, mc, mr, t, true, &no_edge);
         assert!(h.is_multiple_of(mr) && h > 0, "{m} {mc} {mr} {t}: {h}");
     }
 }
@@ -339,14 +343,14 @@ fn row_blocks_split_evenly_where_short_tiles_are_cheap() {
     let edge = |h: usize| h != 5;
     // 256 rows on two threads: 22 tiles and 20 and two thirds as whole tiles; 21 and a 2-row
     // tile each.
-    assert_eq!(row_block(256, 492, 6, 2, &edge), 128);
-    assert_eq!(row_block(512, 492, 6, 2, &edge), 256);
-    assert_eq!(row_block(1024, 480, 6, 2, &edge), 512);
+    assert_eq!(row_block(256, 492, 6, 2, true, &edge), 128);
+    assert_eq!(row_block(512, 492, 6, 2, true, &edge), 256);
+    assert_eq!(row_block(1024, 480, 6, 2, true, &edge), 512);
     // Already whole tiles, or a remainder without a smaller instance: unchanged.
-    assert_eq!(row_block(2048, 480, 6, 2, &edge), 342);
-    assert_eq!(row_block(250, 492, 6, 2, &edge), 126);
-    assert_eq!(row_block(250, 492, 6, 2, &no_edge), 126);
-    assert_eq!(row_block(256, 492, 6, 2, &no_edge), 132);
+    assert_eq!(row_block(2048, 480, 6, 2, true, &edge), 342);
+    assert_eq!(row_block(250, 492, 6, 2, true, &edge), 126);
+    assert_eq!(row_block(250, 492, 6, 2, true, &no_edge), 126);
+    assert_eq!(row_block(256, 492, 6, 2, true, &no_edge), 132);
 }
 
 /// `edge` picks the smallest smaller instance that covers a short tile, none for a full one
@@ -393,7 +397,9 @@ fn short_tiles_and_uneven_row_blocks_match_naive() {
                     mc: tiles * kernel.mr,
                     ..kernel
                 };
-                let h = row_block(m, kern.mc, kern.mr, threads, &|r| kern.edge(r).is_some());
+                let h = row_block(m, kern.mc, kern.mr, threads, rounds_down(), &|r| {
+                    kern.edge(r).is_some()
+                });
                 uneven |= !h.is_multiple_of(kern.mr);
                 check_f32(&kern, m, 50, 41);
             }
