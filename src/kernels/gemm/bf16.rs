@@ -210,7 +210,7 @@ pub fn exact_for(a: &[bf16], b: &[bf16]) -> bool {
 /// as one 4-byte element: the B micro-panel (`KC/2` pairs x NR) in twice L1, the A block in what
 /// L2 leaves beside it. Returns KC in BF16 values and MC.
 fn blocks() -> (usize, usize) {
-    let b = super::Blocks::for_caches(&crate::kernels::cache::detect(), MR, NR, 4);
+    let b = super::Blocks::for_caches(&crate::kernels::cache::detect(), MR, NR, 4, 1);
     (2 * b.kc, b.mc)
 }
 

@@ -117,9 +117,9 @@ pub struct Blocks {
 }
 
 impl Blocks {
-    /// Sizes for these caches, after the analytical model: the B micro-panel (`KC x NR`) in
-    /// L1, the A block (`MC x KC`) in part of L2, the B block (`KC x NC`) in a quarter of L3,
-    /// which other cores share. Each is rounded down to whole tiles and kept within sane bounds.
+    /// Sizes for these caches and a team of `threads`, after the analytical model: the B
+    /// micro-panel (`KC x NR`) in L1, the A block (`MC x KC`) in part of L2, the B block
+    /// (`KC x NC`) in a quarter of L3, which other cores share. Each is rounded down to whole tiles and kept within sane bounds.
     ///
     /// How much of L1 and L2 depends on the core, measured on each:
     ///
@@ -151,8 +151,13 @@ impl Blocks {
     ///   packed again for every block of NC columns. AVX-512 F64 4096^3 on two threads, medians
     ///   of 12-16 calls alternating with OpenBLAS's on a busy host, three runs: NC 1024 at
     ///   0.94, 1.05 and 0.94 of OpenBLAS, NC 2048 at 1.00, 1.09 and 1.03 (NC 4096 0.89); AVX2
-    ///   F64 NC 1360 1.03, 2728 1.06; 2048^3 level.
-    pub fn for_caches(c: &Caches, mr: usize, nr: usize, elem: usize) -> Blocks {
+    ///   F64 NC 1360 1.03, 2728 1.06; 2048^3 level. Those were two threads; the block is each
+    ///   thread's share (one L2, two for 8-byte elements) times the `threads` that share it: on
+    ///   one thread AVX-512 F64 ran at 0.945-0.97 of OpenBLAS with NC 1024 against 0.91-0.965
+    ///   with NC 2048 at 2048^3 (three runs), 0.95-0.96 against 0.91-0.93 at 4096^3 (two);
+    ///   AVX2 F64 4096^3 NC 1360 0.96 twice against 2728 0.97 and 0.87; F32 4096^3 level
+    ///   (0.98-0.99 either way).
+    pub fn for_caches(c: &Caches, mr: usize, nr: usize, elem: usize, threads: usize) -> Blocks {
         let (kc, a_room, b_room) = match c.vendor {
             Vendor::Amd => {
                 let kc = (2 * c.l1d / (nr * elem)).clamp(64, 512) / 8 * 8;
@@ -170,7 +175,7 @@ impl Blocks {
                 let a_room = if elem >= 8 { c.l2 / 2 } else { c.l2 / 4 };
                 // As many columns of B for 8-byte elements as for 4-byte ones: A is packed
                 // again for every block of NC columns.
-                let b_room = 2 * c.l2 * (elem / 4).max(1);
+                let b_room = threads.max(1) * c.l2 * (elem / 4).max(1);
                 (kc, a_room, (c.l3 / 4).min(b_room))
             }
         };
@@ -242,8 +247,13 @@ impl<T: GemmElem> MicroKernel<T> {
         vecmat: VecMatFn<T>,
         rowdot: &'static [RowDot<T>],
     ) -> MicroKernel<T> {
-        let Blocks { kc, mc, nc } =
-            Blocks::for_caches(&cache::detect(), mr, nr, std::mem::size_of::<T>());
+        let Blocks { kc, mc, nc } = Blocks::for_caches(
+            &cache::detect(),
+            mr,
+            nr,
+            std::mem::size_of::<T>(),
+            crate::kernels::pool::threads(),
+        );
         MicroKernel {
             kind,
             mr,

@@ -436,7 +436,7 @@ fn caches_give_block_sizes_in_whole_tiles() {
         ] {
             let c = Caches { vendor, ..c };
             for (mr, nr, elem) in [(12, 32, 4), (6, 16, 4), (12, 16, 8), (4, 4, 8)] {
-                let b = Blocks::for_caches(&c, mr, nr, elem);
+                let b = Blocks::for_caches(&c, mr, nr, elem, 2);
                 assert!(b.kc >= 64 && b.kc.is_multiple_of(8), "{c:?} {b:?}");
                 assert!(b.mc >= mr && b.mc.is_multiple_of(mr), "{c:?} {b:?}");
                 assert!(b.nc >= nr && b.nc.is_multiple_of(nr), "{c:?} {b:?}");
@@ -449,7 +449,7 @@ fn caches_give_block_sizes_in_whole_tiles() {
         vendor: Vendor::Amd,
         ..DEFAULT
     };
-    let b = Blocks::for_caches(&amd, 12, 32, 4);
+    let b = Blocks::for_caches(&amd, 12, 32, 4, 2);
     assert_eq!(b.kc, 2 * DEFAULT.l1d / (32 * 4));
     assert!(b.mc * b.kc * 4 + b.kc * 32 * 4 <= DEFAULT.l2);
     assert!(b.mc * b.kc * 4 > DEFAULT.l2 / 2);
@@ -467,7 +467,7 @@ fn caches_give_block_sizes_in_whole_tiles() {
         },
     ] {
         for (mr, nr, elem) in [(12, 32, 4), (6, 16, 4), (12, 16, 8), (6, 8, 8)] {
-            let b = Blocks::for_caches(&c, mr, nr, elem);
+            let b = Blocks::for_caches(&c, mr, nr, elem, 2);
             let panel = if nr * elem <= 64 {
                 c.l1d / 2
             } else {
@@ -488,14 +488,18 @@ fn caches_give_block_sizes_in_whole_tiles() {
         vendor: Vendor::Intel,
         ..DEFAULT
     };
-    let blocks = |mr, nr, elem| {
-        let b = Blocks::for_caches(&xeon, mr, nr, elem);
+    let blocks = |mr, nr, elem, threads| {
+        let b = Blocks::for_caches(&xeon, mr, nr, elem, threads);
         (b.kc, b.mc, b.nc)
     };
-    assert_eq!(blocks(12, 16, 8), (512, 252, 2048));
-    assert_eq!(blocks(12, 32, 4), (512, 252, 2048));
-    assert_eq!(blocks(6, 8, 8), (384, 336, 2728));
-    assert_eq!(blocks(6, 16, 4), (384, 336, 2720));
+    assert_eq!(blocks(12, 16, 8, 2), (512, 252, 2048));
+    assert_eq!(blocks(12, 32, 4, 2), (512, 252, 2048));
+    assert_eq!(blocks(6, 8, 8, 2), (384, 336, 2728));
+    assert_eq!(blocks(6, 16, 4, 2), (384, 336, 2720));
+    // Each thread's share of the B block: one thread, half the columns.
+    assert_eq!(blocks(12, 16, 8, 1), (512, 252, 1024));
+    assert_eq!(blocks(12, 32, 4, 1), (512, 252, 1024));
+    assert_eq!(blocks(6, 8, 8, 1), (384, 336, 1360));
 }
 
 #[test]
