@@ -119,7 +119,8 @@ pub struct Blocks {
 impl Blocks {
     /// Sizes for these caches and a team of `threads`, after the analytical model: the B
     /// micro-panel (`KC x NR`) in L1, the A block (`MC x KC`) in part of L2, the B block
-    /// (`KC x NC`) in a quarter of L3, which other cores share. Each is rounded down to whole tiles and kept within sane bounds.
+    /// (`KC x NC`) in a quarter of L3, which other cores share. Each is rounded down to whole
+    /// tiles and kept within sane bounds.
     ///
     /// How much of L1 and L2 depends on the core, measured on each:
     ///

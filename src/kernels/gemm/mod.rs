@@ -495,7 +495,7 @@ fn rounds_down() -> bool {
 /// Only on AMD (`rounds_down`): on a Xeon (family 6, model 207), 512 x 512 F64 on two threads
 /// (AVX-512, MC 252) ran at 0.90-0.97 of OpenBLAS in 2 blocks of 256 and 1.02-1.06 in 4 of 132,
 /// medians of the ratios of 40 calls alternating with OpenBLAS's in one process (8 blocks of 72:
-/// 1.12); F32 level (1.02 and 1.03). Likely because a F64 block of 256 rows (1 MiB) and the half
+/// 1.12); F32 level (1.02 and 1.03). Likely because an F64 block of 256 rows (1 MiB) and the half
 /// of B its thread packs beside it (1 MiB) fill that core's 2 MiB L2.
 ///
 /// Blocks of whole tiles can be unequal by a tile (256 rows of 6-row tiles on two threads: 22

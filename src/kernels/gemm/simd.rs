@@ -119,14 +119,14 @@ impl<T: ScalarOps> Simd for Portable<T> {
 const A_AHEAD: usize = 96;
 
 /// How many steps of k ahead `trip` asks for the rows of a B micro-panel wider than a cache line
-/// (1 KiB of the 512-bit tiles, about 100 cycles). OpenBLAS's Skylake-X DGEMM kernel likewise asks
-/// for its streamed panel a little ahead every step. On a Xeon (family 6 model 207), AVX-512
+/// (1 KiB of the 512-bit tiles, about 100 cycles). OpenBLAS's Skylake-X DGEMM kernel likewise
+/// asks for its streamed panel a little ahead every step. On a Xeon (family 6 model 207), AVX-512
 /// F64, medians of the ratios of 15-40 calls alternating with OpenBLAS's in one process on a
 /// busy host, against none: one thread 2048^3 0.955-0.965 to 0.98-0.985 (two runs), 4096^3
 /// 0.93 to 0.94, 1024^3 1.00 to 1.01; two threads 512^3 0.97 to 0.99, 1024^3 1.00 to 1.02,
 /// 2048^3 0.945 to 0.965. F32 (2048^3 one thread) level, 0.98 either way; 16 steps ahead as
-/// good as 8 or
-/// a little worse, 1 step (OpenBLAS's distance) and 4 no better than none. Not measured on AMD.
+/// good as 8 or a little worse, 1 step (OpenBLAS's distance) and 4 no better than none. Not
+/// measured on AMD.
 const B_AHEAD: usize = 8;
 
 /// How many steps of k before the end of the packed loop `body` asks for the C tile's rows.
@@ -238,9 +238,9 @@ pub unsafe fn body<S: Simd, const MR: usize, const NV: usize, const ROWS: bool>(
 /// Four steps of k on a packed A, with a look ahead in it: its panel comes from L2 while B's
 /// sits in L1 (AVX2 1024^3 one thread +2%). Tiles whose rows of B are wider than a cache line
 /// (the 512-bit kernels') have B micro-panels larger than L1 (`Blocks::for_caches`), which the
-/// A panel streaming beside them evicts, so they ask for B's rows `B_AHEAD` steps ahead too. (A function, not a closure: a closure inside `body`
-/// would not take on the instruction set of the wrapper `body` is inlined into, and its
-/// intrinsics became calls, 80 times slower.)
+/// A panel streaming beside them evicts, so they ask for B's rows `B_AHEAD` steps ahead too.
+/// (A function, not a closure: a closure inside `body` would not take on the instruction set
+/// of the wrapper `body` is inlined into, and its intrinsics became calls, 80 times slower.)
 ///
 /// # Safety
 /// As `step`, for four steps from `a` and `b`.
