@@ -118,6 +118,7 @@ fn time_tiles() -> (f64, f64) {
                     cf.as_mut_ptr(),
                     f32k.nr,
                     true,
+                    std::ptr::null(),
                 )
             };
         }

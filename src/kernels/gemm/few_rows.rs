@@ -394,7 +394,9 @@ pub(super) fn by_columns<SB, T, PA, FB>(
                         None,
                         false,
                         m,
-                        panel,
+                        // Few rows: the first tile is the panel's only one, with nothing before
+                        // it to ask ahead.
+                        (panel.0, panel.1, std::ptr::null()),
                         (shared.at(j0), n, w),
                         pc > 0,
                         &mut tmp,

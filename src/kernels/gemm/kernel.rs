@@ -336,6 +336,7 @@ unsafe fn portable_vecmat<T: ScalarOps>(
     unsafe { simd::vecmat_body::<simd::Portable<T>, 4>(k, x, b, ldb, y, n, acc) }
 }
 
+#[allow(clippy::too_many_arguments)]
 unsafe fn portable_kernel<T: ScalarOps, const MR: usize>(
     k: usize,
     a: *const T,
@@ -344,8 +345,9 @@ unsafe fn portable_kernel<T: ScalarOps, const MR: usize>(
     c: *mut T,
     ldc: usize,
     acc: bool,
+    next: *const T,
 ) {
-    unsafe { simd::body::<simd::Portable<T>, MR, 4, false>(k, a, 0, b, ldb, c, ldc, acc) }
+    unsafe { simd::body::<simd::Portable<T>, MR, 4, false>(k, a, 0, b, ldb, c, ldc, acc, next) }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -359,7 +361,19 @@ unsafe fn portable_kernel_rows<T: ScalarOps, const MR: usize>(
     ldc: usize,
     acc: bool,
 ) {
-    unsafe { simd::body::<simd::Portable<T>, MR, 4, true>(k, a, lda, b, ldb, c, ldc, acc) }
+    unsafe {
+        simd::body::<simd::Portable<T>, MR, 4, true>(
+            k,
+            a,
+            lda,
+            b,
+            ldb,
+            c,
+            ldc,
+            acc,
+            std::ptr::null(),
+        )
+    }
 }
 
 macro_rules! rowdot {

@@ -15,6 +15,10 @@
 //!           micro-kernel: C[ir.., jr..] (+)= A panel * B panel   (registers)
 //! ```
 //!
+//! A packed B block is larger than L2, so the first tile against each B micro-panel would meet
+//! it cold; the tiles before it ask for its lines into L2 a few at a time while they run
+//! (`next_piece`, `simd::next_panel_lines`).
+//!
 //! Packing copies each operand into the exact order the micro-kernel reads, zero-padding partial
 //! panels, so the kernel never branches on edges; edge tiles of C go through a small buffer, and
 //! a short last row tile is packed for, and run by, the smallest instance that covers it
@@ -310,7 +314,9 @@ const FEW_ROWS: usize = 96;
 /// runs that instance. With `direct` (the in-place kernel, the block's first row and column of
 /// A, and A's row stride), the tiles of `mr` rows read A in place and only a last, shorter tile
 /// reads its packed panel; with `short_too` as well, that tile too (a row-major packed block,
-/// whose last tile has zero rows past the edge, and no smaller instance).
+/// whose last tile has zero rows past the edge, and no smaller instance). Unless null, `next` is
+/// the next packed B micro-panel (`kcb` rows of `nr`), which the block's first tiles ask for
+/// into L2 a piece each (`next_piece`).
 ///
 /// # Safety
 /// `c` must point to an `mcb x w` region with row stride `ldc` that nothing else accesses
@@ -326,7 +332,7 @@ unsafe fn panel_tiles<T: GemmElem>(
     direct: Option<(KernelRowsFn<T>, *const T, usize)>,
     short_too: bool,
     mcb: usize,
-    (bp, ldb): (*const T, usize),
+    (bp, ldb, next): (*const T, usize, *const T),
     (c, ldc, w): (*mut T, usize, usize),
     accumulate: bool,
     tmp: &mut [T],
@@ -334,6 +340,7 @@ unsafe fn panel_tiles<T: GemmElem>(
     let (mr, nr) = (kern.mr, kern.nr);
     debug_assert!(tmp.len() >= mr * nr);
     for ip in 0..mcb.div_ceil(mr) {
+        let next = next_piece::<T>(next, kcb, nr, ip);
         let r = ip * mr;
         let h = mr.min(mcb - r);
         let ap = apack[ip * mr * kcb..(ip + 1) * mr * kcb].as_ptr();
@@ -357,7 +364,7 @@ unsafe fn panel_tiles<T: GemmElem>(
             };
             match direct.filter(|_| short_too || h == mr) {
                 Some((g, a0, lda)) => g(kcb, a0.add(r * lda), lda, bp, ldb, dst, ld, acc),
-                None => f(kcb, ap, bp, ldb, dst, ld, acc),
+                None => f(kcb, ap, bp, ldb, dst, ld, acc, next),
             }
             if !full {
                 for ii in 0..h {
@@ -369,6 +376,21 @@ unsafe fn panel_tiles<T: GemmElem>(
                 }
             }
         }
+    }
+}
+
+/// Where tile `ip` of a row block starts asking for the next B micro-panel (`kcb` rows of `nr`
+/// elements from `next`), or null: each tile asks for `simd::next_panel_lines(kcb)` lines, the
+/// first tiles one piece each, until the panel is covered.
+fn next_piece<T>(next: *const T, kcb: usize, nr: usize, ip: usize) -> *const T {
+    let elems = (64 / std::mem::size_of::<T>().max(1)).max(1);
+    let lines = (kcb * nr).div_ceil(elems);
+    let per = simd::next_panel_lines(kcb);
+    match ip.checked_mul(per) {
+        Some(first) if !next.is_null() && per > 0 && first < lines => {
+            next.wrapping_add(first * elems)
+        }
+        _ => std::ptr::null(),
     }
 }
 
@@ -710,6 +732,12 @@ fn by_rows<SB, T, PA, FB>(
                         let j0 = jc + jp * nr;
                         let w = nr.min(jc + ncb - j0);
                         let bp = &packed[(jp - p0) * nr * kcb..(jp - p0 + 1) * nr * kcb];
+                        // The next panel of the group, which the first tiles ask for ahead
+                        // (the next group's may not be packed yet).
+                        let next = packed
+                            .get((jp - p0 + 1) * nr * kcb..)
+                            .filter(|rest| !rest.is_empty())
+                            .map_or(std::ptr::null(), <[T]>::as_ptr);
                         // SAFETY: `cblock` is `mcb` rows of C (row stride n) whose columns
                         // j0..j0+w (inside every row) only this task touches in this step: the
                         // task's own row block, or (split by columns) its own group's panels.
@@ -723,7 +751,7 @@ fn by_rows<SB, T, PA, FB>(
                                 direct,
                                 rows_packed.is_some(),
                                 mcb,
-                                (bp.as_ptr(), nr),
+                                (bp.as_ptr(), nr, next),
                                 (cblock.add(j0), n, w),
                                 pc > 0,
                                 &mut tmp,

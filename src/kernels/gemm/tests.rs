@@ -745,3 +745,30 @@ fn this_machine_has_a_vector_kernel_when_the_cpu_says_so() {
         assert_eq!(best.kind, KernelKind::Avx512);
     }
 }
+
+/// The first tiles of a row block ask for the next B panel a piece each, in order, until every
+/// line of it is asked for; later tiles, a missing panel and slices of k too short for the
+/// early loop ask for nothing.
+#[test]
+fn next_panel_pieces_cover_the_panel_once() {
+    let base = 0x1000 as *const f64;
+    // F64, KC 512, 16 columns: 1024 lines, 224 a tile (two per trip of the 112 before C_AHEAD).
+    assert_eq!(simd::next_panel_lines(512), 224);
+    let starts: Vec<usize> = (0..8)
+        .map(|ip| next_piece(base, 512, 16, ip))
+        .take_while(|p| !p.is_null())
+        .map(|p| (p as usize - base as usize) / 64)
+        .collect();
+    assert_eq!(starts, [0, 224, 448, 672, 896]);
+    assert!(next_piece(base, 512, 16, 5).is_null());
+    // F32, KC 256, 32 columns: 512 lines, 96 a tile.
+    let starts: Vec<usize> = (0..8)
+        .map(|ip| next_piece(base as *const f32, 256, 32, ip))
+        .take_while(|p| !p.is_null())
+        .map(|p| (p as usize - base as usize) / 64)
+        .collect();
+    assert_eq!(starts, [0, 96, 192, 288, 384, 480]);
+    assert!(next_piece(std::ptr::null::<f64>(), 512, 16, 0).is_null());
+    assert_eq!(simd::next_panel_lines(64), 0);
+    assert!(next_piece(base, 64, 16, 0).is_null());
+}
