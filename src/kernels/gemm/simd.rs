@@ -701,7 +701,8 @@ pub mod x86 {
                 acc: bool,
                 _next: *const $e,
             ) {
-                // Its panels are short (the edge tiles'), and the split loop asks for nothing.
+                // Few-row products and a block's last, short tile: no tile after them to ask
+                // ahead for.
                 unsafe { super::body_split::<$s, MR, $nv, SETS>(k, a, b, ldb, c, ldc, acc) }
             }
             /// # Safety
