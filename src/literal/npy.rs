@@ -222,8 +222,13 @@ where
 {
     use ndarray_npy::ViewNpyExt;
     match ArrayViewD::<T>::view_npy(bytes) {
-        // The iteration order is the logical (row-major) one, whatever the file's order.
-        Ok(v) => Ok(super::pages::collect_fresh(v.iter().copied())),
+        // A C-order file's data is the literal's, copied at once (ndarray's iterator over a
+        // dynamic-rank view goes element by element, at a fraction of a copy's speed); else
+        // the iteration order is the logical (row-major) one, whatever the file's order.
+        Ok(v) => Ok(match v.as_slice() {
+            Some(s) => super::pages::copy_fresh(s),
+            None => super::pages::collect_fresh(v.iter().copied()),
+        }),
         Err(_) => read_typed(bytes),
     }
 }

@@ -44,6 +44,14 @@ pub fn collect_fresh<T: Send + 'static>(it: impl ExactSizeIterator<Item = T>) ->
     v
 }
 
+/// `collect_fresh` of a slice: one copy, where an iterator may go element by element.
+pub fn copy_fresh<T: Copy + Send + 'static>(s: &[T]) -> Vec<T> {
+    let mut v = fresh_vec(s.len());
+    v.clear();
+    v.extend_from_slice(s);
+    v
+}
+
 #[cfg(target_os = "linux")]
 fn advise_huge(addr: usize, bytes: usize) {
     if bytes < MIN_BYTES {
