@@ -6,12 +6,14 @@
 //! `reference/status.md` from it. `expand_figures` replaces each ```` ```figure <kind> ```` fence
 //! of a page by an inline `<svg>` drawn from the page's own example (see `figures`), and
 //! `expand_perf_records` each ```` ```perf-record ```` fence by a measurement record's machine,
-//! table and plot (see `perf`).
+//! table and plot (see `perf`), and each ```` ```perf-status ```` fence by the table of where the
+//! speed targets stand on one machine (see `perf_status`).
 
 mod backends;
 mod coverage;
 mod figures;
 mod perf;
+mod perf_status;
 mod status;
 mod svg;
 

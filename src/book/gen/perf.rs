@@ -17,8 +17,11 @@ use std::path::Path;
 
 type Res<T> = std::result::Result<T, String>;
 
-/// Replaces every `perf-record` fence of a page by the rendered record.
+/// Replaces every `perf-record` fence of a page by the rendered record, and every `perf-status`
+/// fence by its table (`perf_status`).
 pub fn expand_perf_records(root: &Path, page_path: &str, markdown: &str) -> crate::Result<String> {
+    let status = super::perf_status::expand_perf_status(root, page_path, markdown)?;
+    let markdown = status.as_str();
     if !markdown.contains("```perf-record") {
         return Ok(markdown.to_string());
     }
@@ -173,7 +176,7 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> String {
 
 /// The median over a row's rounds of xla-spec's figure over `peer`'s, from the rounds that have
 /// both; `None` without rounds.
-fn round_median(row: &Value, peer: &str) -> Option<f64> {
+pub(super) fn round_median(row: &Value, peer: &str) -> Option<f64> {
     let mut q: Vec<f64> = row["rounds"]
         .as_array()?
         .iter()
