@@ -21,20 +21,41 @@ type Res<T> = std::result::Result<T, String>;
 /// fence by its table (`perf_status`).
 pub fn expand_perf_records(root: &Path, page_path: &str, markdown: &str) -> crate::Result<String> {
     let status = super::perf_status::expand_perf_status(root, page_path, markdown)?;
-    let markdown = status.as_str();
-    if !markdown.contains("```perf-record") {
+    expand_fences(page_path, &status, "perf-record", |body| {
+        let mut file = None;
+        for l in body {
+            match l.split_once(':') {
+                Some(("file", v)) => file = Some(v.trim()),
+                _ => return Err(format!("expected `file: <path>`, found {l:?}")),
+            }
+        }
+        let file = file.ok_or("a record needs `file: <path>`")?;
+        let rec = read_record(root, file)?;
+        render(&rec, file).map_err(|m| format!("{file}: {m}"))
+    })
+}
+
+/// Replaces every fence ```` ```NAME ```` of a page by `expand` of its lines (trimmed, blank ones
+/// left out); an error names the page, the fence's line and the fence.
+pub(super) fn expand_fences(
+    page_path: &str,
+    markdown: &str,
+    name: &str,
+    mut expand: impl FnMut(&[&str]) -> Res<String>,
+) -> crate::Result<String> {
+    let open = format!("```{name}");
+    if !markdown.contains(&open) {
         return Ok(markdown.to_string());
     }
     let mut out = String::with_capacity(markdown.len());
     let mut lines = markdown.split_inclusive('\n').enumerate();
     while let Some((i, raw)) = lines.next() {
-        if raw.trim() != "```perf-record" {
+        if raw.trim() != open {
             out.push_str(raw);
             continue;
         }
-        let err =
-            |m: String| crate::Error::runtime(format!("{page_path}:{}: perf-record: {m}", i + 1));
-        let mut file = None;
+        let err = |m: String| crate::Error::runtime(format!("{page_path}:{}: {name}: {m}", i + 1));
+        let mut body = Vec::new();
         let mut closed = false;
         for (_, l) in lines.by_ref() {
             let l = l.trim();
@@ -42,23 +63,23 @@ pub fn expand_perf_records(root: &Path, page_path: &str, markdown: &str) -> crat
                 closed = true;
                 break;
             }
-            match l.split_once(':') {
-                Some(("file", v)) => file = Some(v.trim().to_string()),
-                _ if l.is_empty() => {}
-                _ => return Err(err(format!("expected `file: <path>`, found {l:?}"))),
+            if !l.is_empty() {
+                body.push(l);
             }
         }
         if !closed {
             return Err(err("the fence is never closed".into()));
         }
-        let file = file.ok_or_else(|| err("a record needs `file: <path>`".into()))?;
-        let text = std::fs::read_to_string(root.join(&file))
-            .map_err(|e| err(format!("cannot read {file}: {e}")))?;
-        let rec: Value =
-            serde_json::from_str(&text).map_err(|e| err(format!("{file} is not JSON: {e}")))?;
-        out.push_str(&render(&rec, &file).map_err(|m| err(format!("{file}: {m}")))?);
+        out.push_str(&expand(&body).map_err(err)?);
     }
     Ok(out)
+}
+
+/// A record file (relative to the repository) as JSON.
+pub(super) fn read_record(root: &Path, file: &str) -> Res<Value> {
+    let text =
+        std::fs::read_to_string(root.join(file)).map_err(|e| format!("cannot read {file}: {e}"))?;
+    serde_json::from_str(&text).map_err(|e| format!("{file} is not JSON: {e}"))
 }
 
 /// The Markdown (and inline SVG) for one record.

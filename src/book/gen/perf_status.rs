@@ -22,54 +22,24 @@ type Res<T> = std::result::Result<T, String>;
 
 /// Replaces every `perf-status` fence of a page by the rendered table.
 pub fn expand_perf_status(root: &Path, page_path: &str, markdown: &str) -> crate::Result<String> {
-    if !markdown.contains("```perf-status") {
-        return Ok(markdown.to_string());
-    }
-    let mut out = String::with_capacity(markdown.len());
-    let mut lines = markdown.split_inclusive('\n').enumerate();
-    while let Some((i, raw)) = lines.next() {
-        if raw.trim() != "```perf-status" {
-            out.push_str(raw);
-            continue;
-        }
-        let err =
-            |m: String| crate::Error::runtime(format!("{page_path}:{}: perf-status: {m}", i + 1));
+    super::perf::expand_fences(page_path, markdown, "perf-status", |body| {
         let mut targets = Vec::new();
-        let mut closed = false;
-        for (_, l) in lines.by_ref() {
-            let l = l.trim();
-            if l == "```" {
-                closed = true;
-                break;
-            }
-            if l.is_empty() {
-                continue;
-            }
+        for l in body {
             let parts: Vec<&str> = l.split('|').map(str::trim).collect();
             let [target, scope, files] = parts[..] else {
-                return Err(err(format!(
-                    "expected `TARGET | SCOPE | FILE...`, found {l:?}"
-                )));
+                return Err(format!("expected `TARGET | SCOPE | FILE...`, found {l:?}"));
             };
-            let mut recs = Vec::new();
-            for file in files.split_whitespace() {
-                let text = std::fs::read_to_string(root.join(file))
-                    .map_err(|e| err(format!("cannot read {file}: {e}")))?;
-                let rec: Value = serde_json::from_str(&text)
-                    .map_err(|e| err(format!("{file} is not JSON: {e}")))?;
-                recs.push((file.to_string(), rec));
-            }
+            let recs = files
+                .split_whitespace()
+                .map(|file| Ok((file.to_string(), super::perf::read_record(root, file)?)))
+                .collect::<Res<Records>>()?;
             if recs.is_empty() {
-                return Err(err(format!("{target}: no record named")));
+                return Err(format!("{target}: no record named"));
             }
             targets.push((target.to_string(), scope.to_string(), recs));
         }
-        if !closed {
-            return Err(err("the fence is never closed".into()));
-        }
-        out.push_str(&render(&targets).map_err(err)?);
-    }
-    Ok(out)
+        render(&targets)
+    })
 }
 
 /// A target's records: (file, record).
