@@ -330,6 +330,51 @@ const PANEL_ROWS: usize = 8;
 pub(super) fn pack_b_panels<S: Copy + 'static, T: 'static>(
     b: &MatRef<S>,
     st: Option<Strided>,
+    kr: (usize, usize),
+    jr: (usize, usize),
+    pr: (usize, usize),
+    nr: usize,
+    out: &mut [T],
+    conv: &impl Fn(S) -> T,
+    row_runs: bool,
+) {
+    // The copies compiled for AVX2 move 32 bytes at a time; compiled for the baseline (SSE2),
+    // 16. Side by side on a Xeon (AVX-512) at 256^3, one thread, paired medians: the AVX2
+    // micro-kernel's products F32 +1.7%, F64 +2.6%, the AVX-512 one's F32 +5%; 1024^3 and
+    // F64 4096^3 level or up to 1.5%.
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { pack_b_panels_avx2(b, st, kr, jr, pr, nr, out, conv, row_runs) };
+    }
+    pack_b_panels_any(b, st, kr, jr, pr, nr, out, conv, row_runs)
+}
+
+/// `pack_b_panels_any` compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn pack_b_panels_avx2<S: Copy + 'static, T: 'static>(
+    b: &MatRef<S>,
+    st: Option<Strided>,
+    kr: (usize, usize),
+    jr: (usize, usize),
+    pr: (usize, usize),
+    nr: usize,
+    out: &mut [T],
+    conv: &impl Fn(S) -> T,
+    row_runs: bool,
+) {
+    pack_b_panels_any(b, st, kr, jr, pr, nr, out, conv, row_runs)
+}
+
+/// `pack_b_panels` for any CPU (inlined into each caller, so that each compiles it for its
+/// own target features).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pack_b_panels_any<S: Copy + 'static, T: 'static>(
+    b: &MatRef<S>,
+    st: Option<Strided>,
     (pc, kcb): (usize, usize),
     (jc, ncb): (usize, usize),
     (p0, p1): (usize, usize),

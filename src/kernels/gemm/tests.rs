@@ -772,3 +772,52 @@ fn next_panel_pieces_cover_the_panel_once() {
     assert_eq!(simd::next_panel_lines(64), 0);
     assert!(next_piece(base, 64, 16, 0).is_null());
 }
+
+/// B's panels packed by the copy compiled for this CPU (AVX2 where it has it) and by the one
+/// for any CPU are the same, and are B's columns `nr` at a time, row after row: row-major B read
+/// row by row and panel by panel, with a last, narrower panel, converted on the way.
+#[test]
+fn b_panels_are_the_same_whichever_copy_packs_them() {
+    let (rows, cols, rs) = (13usize, 45usize, 50usize);
+    let data: Vec<f32> = (0..3 + rows * rs).map(|i| i as f32 * 0.25 - 7.0).collect();
+    let rt: Vec<usize> = (0..rows).map(|r| 3 + r * rs).collect();
+    let ct: Vec<usize> = (0..cols).collect();
+    let b = MatRef {
+        data: &data,
+        base: 0,
+        rows: &rt,
+        cols: &ct,
+    };
+    let st = b.strided();
+    assert!(st.is_some());
+    let (pc, kcb, jc, ncb, nr) = (2usize, 9usize, 5usize, 37usize, 16usize);
+    let panels = ncb.div_ceil(nr);
+    for row_runs in [false, true] {
+        for (p0, p1) in [(0, panels), (1, panels), (0, 1)] {
+            let conv = |x: f32| f64::from(x) * 2.0;
+            let mut fast = vec![-1.0f64; panels * nr * kcb];
+            let mut any = fast.clone();
+            let args = ((pc, kcb), (jc, ncb), (p0, p1));
+            pack::pack_b_panels(
+                &b, st, args.0, args.1, args.2, nr, &mut fast, &conv, row_runs,
+            );
+            pack::pack_b_panels_any(
+                &b, st, args.0, args.1, args.2, nr, &mut any, &conv, row_runs,
+            );
+            assert_eq!(fast, any, "row_runs {row_runs}, panels {p0}..{p1}");
+            for q in 0..p1 - p0 {
+                let j0 = jc + (p0 + q) * nr;
+                for p in 0..kcb {
+                    for j in 0..nr.min(jc + ncb - j0) {
+                        let want = conv(data[3 + (pc + p) * rs + j0 + j]);
+                        assert_eq!(
+                            fast[q * nr * kcb + p * nr + j],
+                            want,
+                            "panel {q} row {p} col {j}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
