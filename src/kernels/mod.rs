@@ -5,6 +5,7 @@ pub mod cache;
 pub mod conv;
 pub mod factor;
 pub mod gemm;
+pub mod isa;
 pub mod pool;
 pub mod scratch;
 mod team;

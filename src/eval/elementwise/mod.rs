@@ -478,44 +478,7 @@ pub fn binary_kernel(
 pub(crate) mod lanes {
     use std::mem::MaybeUninit;
 
-    /// The widest copy this CPU runs.
-    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-    pub enum Isa {
-        Base,
-        #[cfg(target_arch = "x86_64")]
-        Avx2,
-        #[cfg(target_arch = "x86_64")]
-        Avx512,
-    }
-
-    /// The copy to run: detected once. `XLA_SPEC_LANES=avx2` or `=base` caps it, to compare the
-    /// copies side by side on one machine (a request above what the CPU has is ignored).
-    #[inline]
-    pub fn isa() -> Isa {
-        static ISA: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
-        *ISA.get_or_init(|| {
-            let cap = std::env::var("XLA_SPEC_LANES").unwrap_or_default();
-            #[cfg(target_arch = "x86_64")]
-            {
-                use std::arch::is_x86_feature_detected as has;
-                let avx2 = cap != "base" && has!("avx2") && has!("fma");
-                let avx512 = avx2
-                    && cap != "avx2"
-                    && has!("avx512f")
-                    && has!("avx512bw")
-                    && has!("avx512dq")
-                    && has!("avx512vl");
-                if avx512 {
-                    return Isa::Avx512;
-                }
-                if avx2 {
-                    return Isa::Avx2;
-                }
-            }
-            let _ = cap;
-            Isa::Base
-        })
-    }
+    use crate::kernels::isa::per_isa;
 
     #[inline(always)]
     fn loop1<T: Copy, U, F: Fn(T) -> U>(dst: &mut [MaybeUninit<U>], x: &[T], f: &F) {
@@ -598,47 +561,6 @@ pub(crate) mod lanes {
     #[inline(always)]
     fn all_in<T: Copy, K: Fn(T) -> bool>(x: &[T], ok: &K) -> bool {
         x.iter().fold(true, |acc, &v| acc & ok(v))
-    }
-
-    /// `$name` compiled once per ISA level: `$base` is the portable body (`#[inline(always)]`, so
-    /// each copy inlines it and its closure under its own target features). `$at` runs the copy
-    /// of a given level (tests compare the copies).
-    macro_rules! per_isa {
-        (
-            pub fn $name:ident / $at:ident <$($g:ident $(: $b:path)?),*>($($a:ident: $t:ty),*)
-            $(-> $r:ty)? = $base:ident;
-        ) => {
-            #[inline]
-            pub fn $name<$($g $(: $b)?),*>($($a: $t),*) $(-> $r)? {
-                $at(isa(), $($a),*)
-            }
-
-            /// The copy of level `isa`, which must not exceed what `isa()` reports.
-            #[inline]
-            pub fn $at<$($g $(: $b)?),*>(isa: Isa, $($a: $t),*) $(-> $r)? {
-                #[cfg(target_arch = "x86_64")]
-                {
-                    #[target_feature(enable = "avx2,fma")]
-                    fn avx2<$($g $(: $b)?),*>($($a: $t),*) $(-> $r)? {
-                        $base($($a),*)
-                    }
-                    #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-                    fn avx512<$($g $(: $b)?),*>($($a: $t),*) $(-> $r)? {
-                        $base($($a),*)
-                    }
-                    let best = self::isa();
-                    match isa {
-                        // SAFETY: `isa()` reports a level only when the CPU has its features.
-                        Isa::Avx512 if best == Isa::Avx512 => return unsafe { avx512($($a),*) },
-                        // SAFETY: as above; AVX-512 implies the AVX2 level.
-                        Isa::Avx2 if best != Isa::Base => return unsafe { avx2($($a),*) },
-                        _ => {}
-                    }
-                }
-                let _ = isa;
-                $base($($a),*)
-            }
-        };
     }
 
     /// `acc[i] = f(acc[i], x[i])`: an accumulator updated in place.

@@ -220,7 +220,8 @@ fn verifier_refuses_wrong_types() {
 #[test]
 fn every_isa_copy_of_the_loops_gives_the_baseline_bits() {
     use super::fastexp::tanh_f64_for_f32;
-    use super::lanes::{self, Isa};
+    use super::lanes;
+    use crate::kernels::isa::{self, Isa};
     use std::mem::MaybeUninit;
 
     #[cfg(target_arch = "x86_64")]
@@ -233,15 +234,10 @@ fn every_isa_copy_of_the_loops_gives_the_baseline_bits() {
         } else {
             Isa::Base
         };
-        assert_eq!(lanes::isa(), want);
+        assert_eq!(isa::isa(), want);
     }
-    let mut levels = vec![Isa::Base];
-    #[cfg(target_arch = "x86_64")]
-    levels.extend(
-        [Isa::Avx2, Isa::Avx512]
-            .into_iter()
-            .filter(|&l| l == Isa::Avx2 && lanes::isa() != Isa::Base || l == lanes::isa()),
-    );
+    let levels = isa::levels();
+    assert_eq!(levels.last(), Some(&isa::isa()));
 
     // Deterministic values over many binades, with the edge values mixed in.
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;

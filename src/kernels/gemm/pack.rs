@@ -5,6 +5,7 @@
 //! tables. See the GEMM's module documentation for where each packing happens.
 
 use super::MatRef;
+use crate::kernels::isa::per_isa;
 
 /// A view whose element `(i, j)` is at `origin + i * rs + j * cs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -321,58 +322,37 @@ const PREFETCH_ROWS: usize = 16;
 /// `few_rows::GroupPlan`).
 const PANEL_ROWS: usize = 8;
 
-/// Packs B's rows `pc..pc+kcb` and the micro-panels `p0..p1` of the column block starting at
-/// `jc` (and `ncb` wide) into `out`, one `kcb x nr` panel after another. With `row_runs`, a
-/// row-major B is read row by row, one contiguous run per row across all the panels, so that
-/// it streams from memory instead of hopping `nr` elements at a time from row to row, each run
-/// asked for `PREFETCH_ROWS` rows before it is read; otherwise `PANEL_ROWS` rows at a time.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn pack_b_panels<S: Copy + 'static, T: 'static>(
-    b: &MatRef<S>,
-    st: Option<Strided>,
-    kr: (usize, usize),
-    jr: (usize, usize),
-    pr: (usize, usize),
-    nr: usize,
-    out: &mut [T],
-    conv: &impl Fn(S) -> T,
-    row_runs: bool,
-) {
-    // The copies compiled for AVX2 move 32 bytes at a time; compiled for the baseline (SSE2),
-    // 16. Side by side on a Xeon (AVX-512) at 256^3, one thread, paired medians: the AVX2
-    // micro-kernel's products F32 +1.7%, F64 +2.6%, the AVX-512 one's F32 +5%; 1024^3 and
-    // F64 4096^3 level or up to 1.5%.
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2.
-        return unsafe { pack_b_panels_avx2(b, st, kr, jr, pr, nr, out, conv, row_runs) };
-    }
-    pack_b_panels_any(b, st, kr, jr, pr, nr, out, conv, row_runs)
-}
-
-/// `pack_b_panels_any` compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn pack_b_panels_avx2<S: Copy + 'static, T: 'static>(
-    b: &MatRef<S>,
-    st: Option<Strided>,
-    kr: (usize, usize),
-    jr: (usize, usize),
-    pr: (usize, usize),
-    nr: usize,
-    out: &mut [T],
-    conv: &impl Fn(S) -> T,
-    row_runs: bool,
-) {
-    pack_b_panels_any(b, st, kr, jr, pr, nr, out, conv, row_runs)
+// Compiled per ISA level: the baseline (SSE2) copy moves 16 bytes at a time, the AVX2 one 32.
+// Side by side on a Xeon (AVX-512) at 256^3, one thread, paired medians: the AVX2 micro-kernel's
+// products F32 +1.7%, F64 +2.6%, the AVX-512 one's F32 +5%; 1024^3 and F64 4096^3 level or up to
+// 1.5%. The AVX-512 copy (64-byte moves) is not used: on the same Xeon, one thread, against the
+// AVX2 copy in one process, the AVX-512 micro-kernel's 256^3 F32 ran 1.8-1.9% slower (four
+// runs), F64 level, 1024^3 level either way; the AVX2 micro-kernel's 256^3 F32 0.9% faster.
+per_isa! {
+    /// Packs B's rows `pc..pc+kcb` and the micro-panels `p0..p1` of the column block starting at
+    /// `jc` (and `ncb` wide) into `out`, one `kcb x nr` panel after another. With `row_runs`, a
+    /// row-major B is read row by row, one contiguous run per row across all the panels, so that
+    /// it streams from memory instead of hopping `nr` elements at a time from row to row, each run
+    /// asked for `PREFETCH_ROWS` rows before it is read; otherwise `PANEL_ROWS` rows at a time.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn pack_b_panels / pack_b_panels_at <S: 'static + Copy, T: 'static + Sized, C: Fn(S) -> T>(
+        b: &MatRef<S>,
+        st: Option<Strided>,
+        kr: (usize, usize),
+        jr: (usize, usize),
+        pr: (usize, usize),
+        nr: usize,
+        out: &mut [T],
+        conv: &C,
+        row_runs: bool
+    ) = pack_b_panels_any, at most Avx2;
 }
 
 /// `pack_b_panels` for any CPU (inlined into each caller, so that each compiles it for its
 /// own target features).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) fn pack_b_panels_any<S: Copy + 'static, T: 'static>(
+fn pack_b_panels_any<S: Copy + 'static, T: 'static>(
     b: &MatRef<S>,
     st: Option<Strided>,
     (pc, kcb): (usize, usize),

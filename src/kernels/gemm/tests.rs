@@ -773,9 +773,9 @@ fn next_panel_pieces_cover_the_panel_once() {
     assert!(next_piece(base, 64, 16, 0).is_null());
 }
 
-/// B's panels packed by the copy compiled for this CPU (AVX2 where it has it) and by the one
-/// for any CPU are the same, and are B's columns `nr` at a time, row after row: row-major B read
-/// row by row and panel by panel, with a last, narrower panel, converted on the way.
+/// B's panels packed by every copy this CPU runs (baseline, AVX2, AVX-512) are the same, and are
+/// B's columns `nr` at a time, row after row: row-major B read row by row and panel by panel,
+/// with a last, narrower panel, converted on the way.
 #[test]
 fn b_panels_are_the_same_whichever_copy_packs_them() {
     let (rows, cols, rs) = (13usize, 45usize, 50usize);
@@ -795,16 +795,27 @@ fn b_panels_are_the_same_whichever_copy_packs_them() {
     for row_runs in [false, true] {
         for (p0, p1) in [(0, panels), (1, panels), (0, 1)] {
             let conv = |x: f32| f64::from(x) * 2.0;
-            let mut fast = vec![-1.0f64; panels * nr * kcb];
-            let mut any = fast.clone();
             let args = ((pc, kcb), (jc, ncb), (p0, p1));
+            let copies: Vec<Vec<f64>> = crate::kernels::isa::levels()
+                .into_iter()
+                .map(|l| {
+                    let mut out = vec![-1.0f64; panels * nr * kcb];
+                    pack::pack_b_panels_at(
+                        l, &b, st, args.0, args.1, args.2, nr, &mut out, &conv, row_runs,
+                    );
+                    out
+                })
+                .collect();
+            let mut fast = vec![-1.0f64; panels * nr * kcb];
             pack::pack_b_panels(
                 &b, st, args.0, args.1, args.2, nr, &mut fast, &conv, row_runs,
             );
-            pack::pack_b_panels_any(
-                &b, st, args.0, args.1, args.2, nr, &mut any, &conv, row_runs,
-            );
-            assert_eq!(fast, any, "row_runs {row_runs}, panels {p0}..{p1}");
+            for (l, c) in copies.iter().enumerate() {
+                assert_eq!(
+                    *c, fast,
+                    "level {l}, row_runs {row_runs}, panels {p0}..{p1}"
+                );
+            }
             for q in 0..p1 - p0 {
                 let j0 = jc + (p0 + q) * nr;
                 for p in 0..kcb {
