@@ -132,8 +132,7 @@ impl Blocks {
     ///   thread): F64 at 50 GFLOP/s with KC 256 and MC 252, 52.5 with KC 512 and MC 240, 53.3
     ///   with MC 360, 49.5 with KC 1024; F32 105.5 with KC 256, 108 to 109.5 with KC 512. AMD's
     ///   BLIS for Genoa uses KC 480 (F32) and 512 (F64) too.
-    /// - **Intel and others:** the A block in a quarter of L2 (half for 8-byte elements, which
-    ///   keeps as many rows); the B micro-panel in half of L1 for tiles whose rows of B are one
+    /// - **Intel and others:** the A block in a quarter of L2; the B micro-panel in half of L1 for tiles whose rows of B are one
     ///   cache line (256-bit kernels), in twice L1 (up to the cap) for wider ones (512-bit
     ///   kernels). On a Xeon (family 6 model 207: 48 KiB L1, 2 MiB L2), best of 5-14 calls
     ///   alternating with OpenBLAS in one process, two threads unless said, against the
@@ -157,7 +156,12 @@ impl Blocks {
     ///   one thread AVX-512 F64 ran at 0.945-0.97 of OpenBLAS with NC 1024 against 0.91-0.965
     ///   with NC 2048 at 2048^3 (three runs), 0.95-0.96 against 0.91-0.93 at 4096^3 (two);
     ///   AVX2 F64 4096^3 NC 1360 0.96 twice against 2728 0.97 and 0.87; F32 4096^3 level
-    ///   (0.98-0.99 either way).
+    ///   (0.98-0.99 either way). With that B block, 8-byte elements no longer keep the A block
+    ///   in half of L2 (as many rows as F32's quarter): the same binary switching MC between
+    ///   calls in one process, medians of paired ratios, AVX-512 F64 MC 120 against 252 on two
+    ///   threads 1024^3 +1.5 to +2.2%, 2048^3 +1.9 to +3.1% (12 pairs, three runs), 4096^3 +2
+    ///   to +5%; one thread 1024^3 +2.2 to +2.6%, 2048^3 and 4096^3 level; AVX2 F64 MC 168
+    ///   against 336 on two threads 512^3 +1.9 to +3.6%, 1024^3 level to +2%.
     pub fn for_caches(c: &Caches, mr: usize, nr: usize, elem: usize, threads: usize) -> Blocks {
         let (kc, a_room, b_room) = match c.vendor {
             Vendor::Amd => {
@@ -173,7 +177,7 @@ impl Blocks {
                     2 * c.l1d
                 };
                 let kc = (panel / row).clamp(64, 512) / 8 * 8;
-                let a_room = if elem >= 8 { c.l2 / 2 } else { c.l2 / 4 };
+                let a_room = c.l2 / 4;
                 // As many columns of B for 8-byte elements as for 4-byte ones: A is packed
                 // again for every block of NC columns.
                 let b_room = threads.max(1) * c.l2 * (elem / 4).max(1);

@@ -454,9 +454,9 @@ fn caches_give_block_sizes_in_whole_tiles() {
     assert!(b.mc * b.kc * 4 + b.kc * 32 * 4 <= DEFAULT.l2);
     assert!(b.mc * b.kc * 4 > DEFAULT.l2 / 2);
     // Elsewhere: the B micro-panel fills half of L1 (rows of one line) or twice L1 (wider
-    // rows, up to the cap), the A block at most a quarter of L2 (half for 8-byte elements),
-    // within one tile of it. On the measured Xeon (48 KiB L1, 2 MiB L2), AVX-512 gets KC 512
-    // and MC 252 (F32 and F64), AVX2 KC 384 and MC 336.
+    // rows, up to the cap), the A block at most a quarter of L2, within one tile of it. On the
+    // measured Xeon (48 KiB L1, 2 MiB L2), AVX-512 gets KC 512 and MC 252 for F32 and 120 for
+    // F64, AVX2 KC 384 and MC 336 for F32 and 168 for F64.
     for c in [
         DEFAULT,
         Caches {
@@ -474,7 +474,7 @@ fn caches_give_block_sizes_in_whole_tiles() {
                 2 * c.l1d
             };
             assert_eq!(b.kc, (panel / (nr * elem)).min(512), "{c:?}");
-            let room = if elem >= 8 { c.l2 / 2 } else { c.l2 / 4 };
+            let room = c.l2 / 4;
             assert!(b.mc * b.kc * elem <= room, "{c:?} {b:?}");
             assert!((b.mc + mr) * b.kc * elem > room, "{c:?} {b:?}");
         }
@@ -492,14 +492,14 @@ fn caches_give_block_sizes_in_whole_tiles() {
         let b = Blocks::for_caches(&xeon, mr, nr, elem, threads);
         (b.kc, b.mc, b.nc)
     };
-    assert_eq!(blocks(12, 16, 8, 2), (512, 252, 2048));
+    assert_eq!(blocks(12, 16, 8, 2), (512, 120, 2048));
     assert_eq!(blocks(12, 32, 4, 2), (512, 252, 2048));
-    assert_eq!(blocks(6, 8, 8, 2), (384, 336, 2728));
+    assert_eq!(blocks(6, 8, 8, 2), (384, 168, 2728));
     assert_eq!(blocks(6, 16, 4, 2), (384, 336, 2720));
     // Each thread's share of the B block: one thread, half the columns.
-    assert_eq!(blocks(12, 16, 8, 1), (512, 252, 1024));
+    assert_eq!(blocks(12, 16, 8, 1), (512, 120, 1024));
     assert_eq!(blocks(12, 32, 4, 1), (512, 252, 1024));
-    assert_eq!(blocks(6, 8, 8, 1), (384, 336, 1360));
+    assert_eq!(blocks(6, 8, 8, 1), (384, 168, 1360));
 }
 
 #[test]
