@@ -6,8 +6,7 @@
 //! after the multiversioning of `std::arch`'s documentation. The element-wise loops
 //! (`eval::elementwise::lanes`) and the GEMM's packing of B use it.
 
-/// The widest copy this CPU runs.
-/// Ordered by width, so that a cap is a `min`.
+/// A level a loop is compiled for, ordered by width (so that a cap is a `min`).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub enum Isa {
     Base,
@@ -61,9 +60,9 @@ pub fn levels() -> Vec<Isa> {
 /// `$name` compiled once per ISA level: `$base` is the portable body (`#[inline(always)]`, so
 /// each copy inlines it and its closures under its own target features). `$at` runs the copy of
 /// a given level (tests compare the copies). With `at most Avx2`, `$name` runs no wider copy
-/// than that, where the wider one measured slower. A generic takes one bound path, optionally after a
-/// lifetime (`S: 'static + Copy`, `F: Fn(S) -> T`): `macro_rules!` lets nothing but a few
-/// separators follow a path, so a lifetime bound comes first.
+/// than that (for bodies whose wider copy measured slower). A generic takes one bound path,
+/// optionally after a lifetime (`S: 'static + Copy`, `F: Fn(S) -> T`): `macro_rules!` lets
+/// nothing but a few separators follow a path, so a lifetime bound comes first.
 macro_rules! per_isa {
     (
         $(#[$m:meta])*

@@ -132,11 +132,11 @@ impl Blocks {
     ///   thread): F64 at 50 GFLOP/s with KC 256 and MC 252, 52.5 with KC 512 and MC 240, 53.3
     ///   with MC 360, 49.5 with KC 1024; F32 105.5 with KC 256, 108 to 109.5 with KC 512. AMD's
     ///   BLIS for Genoa uses KC 480 (F32) and 512 (F64) too.
-    /// - **Intel and others:** the A block in a quarter of L2; the B micro-panel in half of L1 for tiles whose rows of B are one
-    ///   cache line (256-bit kernels), in twice L1 (up to the cap) for wider ones (512-bit
-    ///   kernels). On a Xeon (family 6 model 207: 48 KiB L1, 2 MiB L2), best of 5-14 calls
-    ///   alternating with OpenBLAS in one process, two threads unless said, against the
-    ///   earlier rule (the B micro-panel in L1, the A block in 3/8 of L2): AVX2 F64 4096^3 KC
+    /// - **Intel and others:** the A block in a quarter of L2; the B micro-panel in half of L1
+    ///   for tiles whose rows of B are one cache line (256-bit kernels), in twice L1 (up to the
+    ///   cap) for wider ones (512-bit kernels). On a Xeon (family 6 model 207: 48 KiB L1, 2
+    ///   MiB L2), best of 5-14 calls alternating with OpenBLAS in one process, two threads
+    ///   unless said, against the earlier rule (the B micro-panel in L1, the A block in 3/8 of L2): AVX2 F64 4096^3 KC
     ///   512 MC 192 0.93-0.95 of OpenBLAS, KC 384 MC 168 to 336 1.00-1.02 (2048^3 0.95 ->
     ///   0.99-1.00); AVX2 F32 level (KC 384 MC 336, 1.03); AVX-512 F32 4096^3 KC 384 MC 504
     ///   0.91-0.92, KC 512 MC 252 0.98-1.01; AVX-512 F64 2048^3 KC 384 MC 252 0.95, KC 512 MC

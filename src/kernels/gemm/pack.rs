@@ -335,7 +335,8 @@ per_isa! {
     /// it streams from memory instead of hopping `nr` elements at a time from row to row, each run
     /// asked for `PREFETCH_ROWS` rows before it is read; otherwise `PANEL_ROWS` rows at a time.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn pack_b_panels / pack_b_panels_at <S: 'static + Copy, T: 'static + Sized, C: Fn(S) -> T>(
+    pub(super) fn pack_b_panels / pack_b_panels_at
+        <S: 'static + Copy, T: 'static + Sized, C: Fn(S) -> T>(
         b: &MatRef<S>,
         st: Option<Strided>,
         kr: (usize, usize),
