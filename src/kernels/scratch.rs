@@ -70,16 +70,16 @@ impl<T: Copy + 'static> Scratch<T> {
     /// 2% of its time in the filling).
     pub fn stale(n: usize, x: T) -> Scratch<T> {
         let total = n + slack::<T>();
-        let mut v = Self::taken_covering(total).unwrap_or_else(|| Vec::with_capacity(total));
+        let mut v = Self::taken(total, Vec::len).unwrap_or_else(|| Vec::with_capacity(total));
         if v.len() < total {
             v.resize(total, x);
         }
         Self::aligned(v, n)
     }
 
-    /// The largest free buffer of this type, emptied, or a new one with room for `n`.
+    /// A free buffer of this type with room for `n` (see `taken`), emptied, or a new one.
     fn reused(n: usize) -> Vec<T> {
-        match Self::taken() {
+        match Self::taken(n, Vec::capacity) {
             Some(mut v) => {
                 v.clear();
                 v
@@ -88,28 +88,16 @@ impl<T: Copy + 'static> Scratch<T> {
         }
     }
 
-    /// The largest free buffer of this type, as it was left.
-    fn taken() -> Option<Vec<T>> {
+    /// The free buffer of this type whose `size` (its capacity, or its length where the
+    /// elements are kept) is the smallest that covers `n`, else the one whose `size` is the
+    /// largest (the least to grow), as it was left. Taking the smallest that covers keeps the
+    /// large buffers for the large requests of the same call.
+    fn taken(n: usize, size: fn(&Vec<T>) -> usize) -> Option<Vec<T>> {
         FREE.try_with(|f| {
             let mut f = f.try_borrow_mut().ok()?;
+            let size = |b: &Box<dyn Any>| b.downcast_ref::<Vec<T>>().map(size);
             let i = (0..f.len())
-                .filter(|&i| f[i].is::<Vec<T>>())
-                .max_by_key(|&i| f[i].downcast_ref::<Vec<T>>().map_or(0, Vec::capacity))?;
-            f.swap_remove(i).downcast::<Vec<T>>().ok()
-        })
-        .ok()
-        .flatten()
-        .map(|v| *v)
-    }
-
-    /// The free buffer of this type with the fewest elements of at least `n`, else the one with
-    /// the most (the least to fill).
-    fn taken_covering(n: usize) -> Option<Vec<T>> {
-        FREE.try_with(|f| {
-            let mut f = f.try_borrow_mut().ok()?;
-            let len = |b: &Box<dyn Any>| b.downcast_ref::<Vec<T>>().map(Vec::len);
-            let i = (0..f.len())
-                .filter_map(|i| Some((i, len(&f[i])?)))
+                .filter_map(|i| Some((i, size(&f[i])?)))
                 .min_by_key(|&(_, l)| if l >= n { (0, l) } else { (1, usize::MAX - l) })?
                 .0;
             f.swap_remove(i).downcast::<Vec<T>>().ok()
@@ -199,8 +187,8 @@ mod tests {
 
     /// A small and a large request on every call (a few-row product's A and B) each take back
     /// their own buffer, the large one with its elements (nothing refilled); and a large buffer
-    /// lent to a small request (the only one kept) comes back whole. (On fresh threads, so that
-    /// no other buffer is kept.)
+    /// lent to a small request (the only one kept) comes back whole; `filled` chooses alike.
+    /// (On fresh threads, so that no other buffer is kept.)
     #[test]
     fn stale_takes_the_smallest_buffer_that_covers() {
         std::thread::spawn(|| {
@@ -231,6 +219,19 @@ mod tests {
                 big.iter().all(|&x| x == 7),
                 "the buffer lent to a small request came back short"
             );
+        })
+        .join()
+        .unwrap();
+        // `filled` picks by capacity the same way, and fills what it takes.
+        std::thread::spawn(|| {
+            let (big, small) = (Scratch::filled(5000, 1u32), Scratch::filled(10, 1u32));
+            let (pb, ps) = (big.as_ptr(), small.as_ptr());
+            drop(big);
+            drop(small);
+            let small = Scratch::filled(10, 2u32);
+            let big = Scratch::filled(5000, 3u32);
+            assert_eq!((small.as_ptr(), big.as_ptr()), (ps, pb));
+            assert!(small.iter().all(|&x| x == 2) && big.iter().all(|&x| x == 3));
         })
         .join()
         .unwrap();
