@@ -197,6 +197,103 @@ fn group_plan() -> GroupPlan {
     GroupPlan::for_vendor(cache::detect().vendor)
 }
 
+/// Products of at most this many rows of a B streamed from memory run as `fewmat` where the
+/// vendor's plan says so (`fewmat_here`).
+pub(super) const FEWMAT_ROWS: usize = 12;
+
+/// The fewest columns `fewmat` sweeps at a time, however many rows.
+const FEWMAT_MIN_COLS: usize = 256;
+
+/// Whether few-row products of a B streamed from memory run as `fewmat` on this machine (or as
+/// a test asks on its own thread). On AMD: on a Zen 3 (family 25 model 1, AVX2, 512 KiB L2),
+/// medians of paired calls alternating with OpenBLAS's in one process, two threads, B 4096 x
+/// 4096, against the packed groups (`by_columns`), 8 rows F32 0.80-0.91 -> 1.30-1.50 of
+/// OpenBLAS, F64 0.66-0.71 -> 1.33-1.39 (one thread 1.33 and 1.12); 2, 3 and 5 rows 0.57-1.33 ->
+/// 1.07-1.47; 12 rows F32 0.92 -> 1.54, F64 0.82 -> 0.93-0.97. 16 rows did not gain (F32 0.78-1.10
+/// against 0.86, F64 0.77-0.91 against 0.71, noisy), so they stay packed. Passes of 8 rows of B
+/// were the fastest (4 rows: 1.03-1.15, 16: 0.90), and sweeps of 256 columns (128: 1.22-1.31, 512
+/// level). On Intel the few-row slices read in place are kept: there they ran faster than
+/// packing (`packed_from_memory`), and this plan was not measured on one.
+fn fewmat_here() -> bool {
+    #[cfg(test)]
+    if let Some(f) = super::tests::FORCE_FEWMAT.with(|f| f.get()) {
+        return f;
+    }
+    cache::detect().vendor == cache::Vendor::Amd
+}
+
+/// `c[m x n] = A * B` for a few rows of A and a B read in place (`simd::fewmat_body`): the
+/// threads split B's rows, so that each streams one contiguous range of it (as the
+/// vector-matrix product does), into sums of their own, added at the end (a dot's order of
+/// summation is free). A's rows are packed whole, padded with zeros to whole groups; each
+/// sweep takes as many columns as keep a task's sums for them in half of L2 while B streams
+/// past.
+pub(super) fn fewmat<T, PA>(
+    f: simd::FewMatFn<T>,
+    a: &PA,
+    (data, s): (&[T], Strided),
+    (k, n): (usize, usize),
+    c: &mut [MaybeUninit<T>],
+    threads: usize,
+) where
+    T: GemmElem,
+    PA: PackA<T>,
+{
+    const G: usize = simd::FEWMAT_GROUP;
+    let m = a.rows();
+    let groups = m.div_ceil(G);
+    let rows = groups * G;
+    // (Zeroed: `pack` leaves the padding rows as it finds them.)
+    let mut x = vec![T::zero(); rows * k];
+    for (g, panel) in x.chunks_mut(G * k).enumerate() {
+        a.pack(g * G, G.min(m - g * G), 0, k, G, panel);
+    }
+    // Each thread's range of B at least 64 rows long: shorter, the sums' extra pass costs more
+    // than the second thread gives.
+    let tasks = if k >= 64 * threads { threads.max(1) } else { 1 };
+    // Each task's sums, `rows x n`; its first pass stores them, so nothing needs zeroing.
+    let mut parts = Scratch::stale(tasks * rows * n, T::zero());
+    let shared = SharedMut(parts.as_mut_ptr());
+    let x = &x;
+    let size = std::mem::size_of::<T>().max(1);
+    let width = (cache::detect().l2 / 2 / (rows * size))
+        .max(FEWMAT_MIN_COLS)
+        .min(n);
+    let task = |t: usize| {
+        let (p0, p1) = (t * k / tasks, (t + 1) * k / tasks);
+        for j0 in (0..n).step_by(width) {
+            let w = width.min(n - j0);
+            // SAFETY: B's rows p0..p1 and columns j0..j0+w are elements of B, inside `data`
+            // (`in_bounds`); X holds `groups` panels of k steps, from step p0 on here; the
+            // task's `rows x n` part of `parts` is written by it alone.
+            unsafe {
+                f(
+                    groups,
+                    p1 - p0,
+                    x[p0 * G..].as_ptr(),
+                    k,
+                    data[s.origin + p0 * s.rs + j0..].as_ptr(),
+                    s.rs,
+                    shared.at(t * rows * n + j0),
+                    n,
+                    w,
+                    false,
+                )
+            };
+        }
+    };
+    crate::kernels::pool::run_tasks(tasks, &task);
+    for (i, out) in c.chunks_exact_mut(n).take(m).enumerate() {
+        for (j, d) in out.iter_mut().enumerate() {
+            let mut v = parts[i * n + j];
+            for t in 1..tasks {
+                v = T::plus(v, parts[(t * rows + i) * n + j]);
+            }
+            d.write(v);
+        }
+    }
+}
+
 /// The plan for few rows (fewer than two tiles a thread): each thread takes a range of B's
 /// micro-panels and packs each one just before using it on every row of A (which it packs
 /// whole, being small). Nothing is shared but the read-only operands.
@@ -233,6 +330,16 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     // where the tiles read a slice of rows side by side, a cache line or two of each at a time
     // (8 x 4096 x 4096 read B at 20 GB/s so, a third of what a matrix-vector product reaches);
     // on a Xeon the slices in place were faster than packing, by 10-50%.
+    // A few rows of a B from memory, on machines where it was measured faster: B streamed by
+    // rows, each thread a range of them (`fewmat`).
+    if let (Some(f), Some(own)) = (kern.fewmat, in_place::<SB, T>(b, bst))
+        && from_memory
+        && (2..=FEWMAT_ROWS).contains(&m)
+        && fewmat_here()
+    {
+        fewmat(f, a, own, (k, n), c, threads);
+        return;
+    }
     let direct = in_place::<SB, T>(b, bst)
         .filter(|_| m <= 2 * mr && !(from_memory && m >= packed_from_memory()));
     let kc = match direct {

@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 use super::FEW_ROWS_TILES;
-use super::simd::{self, KernelFn, KernelRowsFn, RowDotFn, ScalarOps, VecMatFn};
+use super::simd::{self, FewMatFn, KernelFn, KernelRowsFn, RowDotFn, ScalarOps, VecMatFn};
 use crate::kernels::cache::{self, Caches, Vendor};
 
 /// Which micro-kernel ran: tests and benchmarks report it.
@@ -95,6 +95,9 @@ pub struct MicroKernel<T: 'static> {
     pub small: &'static [(usize, KernelFn<T>)],
     /// The same instruction set's vector-matrix product, for one-row products.
     pub vecmat: VecMatFn<T>,
+    /// The same instruction set's few-row product of a B streamed from memory
+    /// (`simd::fewmat_body`), where one is used (`few_rows::fewmat`).
+    pub fewmat: Option<FewMatFn<T>>,
     /// Row-dot instances `(columns, rows, f)` for products with at most 8 columns, ascending in
     /// columns, each with a one-row twin for the last rows (empty: none).
     pub rowdot: &'static [RowDot<T>],
@@ -270,6 +273,7 @@ impl<T: GemmElem> MicroKernel<T> {
             rows: Some(rows),
             small,
             vecmat,
+            fewmat: None,
             rowdot,
         }
     }
@@ -424,14 +428,17 @@ macro_rules! float_kernels {
                             rowdot!(avx2_rowdot, $v2, 4, 2),
                         ];
                         let lanes = 32 / std::mem::size_of::<$t>();
-                        Some(MicroKernel::with_blocks(
-                            kind,
-                            (AVX2_MR, AVX2_NV * lanes),
-                            ($avx2::<AVX2_MR>, $avx2_rows::<AVX2_MR>),
-                            &SMALL,
-                            avx2_vecmat::<$v2>,
-                            &ROWDOT,
-                        ))
+                        Some(MicroKernel {
+                            fewmat: Some(avx2_fewmat::<$v2>),
+                            ..MicroKernel::with_blocks(
+                                kind,
+                                (AVX2_MR, AVX2_NV * lanes),
+                                ($avx2::<AVX2_MR>, $avx2_rows::<AVX2_MR>),
+                                &SMALL,
+                                avx2_vecmat::<$v2>,
+                                &ROWDOT,
+                            )
+                        })
                     }
                     #[cfg(target_arch = "x86_64")]
                     KernelKind::Avx512 => {

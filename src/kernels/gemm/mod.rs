@@ -31,7 +31,9 @@
 //! Skinny products change the plan (Goto & van de Geijn's GEPP/GEMP shapes; module `few_rows`):
 //! with fewer rows than two tiles per thread, the threads split the columns instead of the rows,
 //! each packing the B panels it uses just before using them, and the tile shrinks to the rows
-//! there are (`MicroKernel::for_rows`); with few columns and A readable in place, C is dot
+//! there are (`MicroKernel::for_rows`); on AMD, a plain B streamed from memory against at most
+//! `few_rows::FEWMAT_ROWS` rows is not packed at all: each thread streams a range of B's rows
+//! past all of A's rows at once (`few_rows::fewmat`); with few columns and A readable in place, C is dot
 //! products of A's rows (`rowdot`); otherwise, with fewer columns than half a tile, `gemm`
 //! computes `C^T = B^T A^T`, which puts the long dimension where the vector lanes are. With few
 //! column panels (at most `DIRECT_A_PANELS`), each A block serves few tiles and packing it costs

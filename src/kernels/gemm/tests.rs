@@ -823,3 +823,104 @@ fn b_panels_are_the_same_whichever_copy_packs_them() {
         }
     }
 }
+
+thread_local! {
+    /// Overrides `few_rows::fewmat_here` for products this thread starts.
+    pub(super) static FORCE_FEWMAT: std::cell::Cell<Option<bool>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// `few_rows::fewmat` on its own (one thread and every thread the pool has), for every row
+/// count it takes, columns that end in a partial vector and in single elements, sweeps wider
+/// and narrower than its column block, k shorter than a pass and not a whole number of passes,
+/// and A read through tables that are no progression; C starts at NaN, so an element it did not
+/// write would show.
+#[test]
+fn few_rows_streamed_by_rows_match_naive() {
+    fn check<T: GemmElem + Into<f64> + From<i8> + PartialEq + std::fmt::Debug>(
+        f: simd::FewMatFn<T>,
+        nan: T,
+    ) {
+        for &(k, n) in &[(3, 37), (9, 300), (131, 517), (700, 35)] {
+            for m in 2..=few_rows::FEWMAT_ROWS {
+                let av: Vec<T> = (0..m * k)
+                    .map(|i| T::from((i * 7919 % 13) as i8 - 6))
+                    .collect();
+                let bv: Vec<T> = (0..k * n)
+                    .map(|i| T::from((i * 104729 % 11) as i8 - 5))
+                    .collect();
+                let (ar, ac) = tables(m, k, Store::Reversed);
+                let a = Converted::new(
+                    MatRef {
+                        data: &av,
+                        base: 0,
+                        rows: &ar,
+                        cols: &ac,
+                    },
+                    |x: T| x,
+                );
+                let own = (
+                    &bv[..],
+                    Strided {
+                        origin: 0,
+                        rs: n,
+                        cs: 1,
+                    },
+                );
+                for threads in [1, crate::kernels::pool::threads()] {
+                    let mut c = vec![MaybeUninit::new(nan); m * n];
+                    few_rows::fewmat(f, &a, own, (k, n), &mut c, threads);
+                    for i in 0..m {
+                        for j in 0..n {
+                            // Row i of A is row m-1-i of `av` (the reversed tables).
+                            let want: f64 = (0..k)
+                                .map(|p| av[(m - 1 - i) * k + p].into() * bv[p * n + j].into())
+                                .sum();
+                            // SAFETY: NaN-initialised, then (re)written by `fewmat`.
+                            let got: f64 = unsafe { c[i * n + j].assume_init() }.into();
+                            assert_eq!(got, want, "{m}x{n}x{k} threads {threads} at ({i}, {j})");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let kernels32 = MicroKernel::<f32>::available();
+    let kernels64 = MicroKernel::<f64>::available();
+    let (f32s, f64s): (Vec<_>, Vec<_>) = (
+        kernels32.iter().filter_map(|k| k.fewmat).collect(),
+        kernels64.iter().filter_map(|k| k.fewmat).collect(),
+    );
+    // The AVX2 kernels have one; a machine with AVX2 must run it here.
+    if MicroKernel::<f32>::available()
+        .iter()
+        .any(|k| k.kind == KernelKind::Avx2Fma)
+    {
+        assert!(!f32s.is_empty() && !f64s.is_empty());
+    }
+    for f in f32s {
+        check::<f32>(f, f32::NAN);
+    }
+    for f in f64s {
+        check::<f64>(f, f64::NAN);
+    }
+}
+
+/// `gemm` takes `fewmat` for a few rows of a B larger than half of L3 when the machine's plan
+/// says so, and the packed or in-place plans when not: both give the exact product, B in place
+/// (and converted, which `fewmat` cannot read in place).
+#[test]
+fn few_rows_of_a_streamed_b_match_naive_either_way() {
+    use Store::*;
+    let big = ((cache::detect().l3 / 2 / 4) as f64).sqrt() as usize + 8;
+    for force in [true, false] {
+        FORCE_FEWMAT.with(|f| f.set(Some(force)));
+        for kern in MicroKernel::<f32>::available() {
+            for m in [2, 5, 12] {
+                check_plan(&kern, (m, big + 3, big), RowMajor, RowMajor);
+            }
+            check_plan(&kern, (7, big, big), RowMajor, Converted);
+        }
+    }
+    FORCE_FEWMAT.with(|f| f.set(None));
+}
