@@ -1,10 +1,12 @@
 //! NumPy's `.npy` and `.npz` files as arguments and results.
 //!
-//! The format is NumPy's (`numpy.lib.format`): a header naming the dtype, the memory order and the
-//! shape, then the raw elements. `ndarray-npy` parses headers and decodes the elements; this
-//! module decides what a file must hold to be a given parameter, and refuses anything else with a
-//! message naming the file and the parameter, since a silently converted argument would be a
-//! wrong answer nobody asked for.
+//! The format is NumPy's (`numpy.lib.format`): the magic string `\x93NUMPY`, a version, a header
+//! that is a Python dict literal naming the dtype (`descr`), the memory order (`fortran_order`)
+//! and the shape, padded so that the data starts on a 64-byte boundary, then the raw elements.
+//! This module parses that header (`Header`: the few Python literals a header holds), decodes the
+//! elements, and decides what a file must hold to be a given parameter, refusing anything else
+//! with a message naming the file and the parameter, since a silently converted argument would
+//! be a wrong answer nobody asked for.
 //!
 //! Reading is bounded by the parameter: at most the bytes the parameter's shape needs (plus room
 //! for the header) are read, so a header that claims a huge shape, a truncated file or a zip bomb
@@ -19,12 +21,6 @@ use super::{Array, ArrayData, Literal};
 use crate::shape::{ArrayShape, Shape};
 use crate::types::ElementType;
 use half::{bf16, f16};
-use ndarray::{ArrayD, ArrayViewD, IxDyn};
-use ndarray_npy::{
-    ReadDataError, ReadNpyExt, ReadableElement, WritableElement, WriteDataError, WriteNpyExt,
-    npy::header::Header,
-};
-use py_literal::Value as PyValue;
 use std::fmt;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -93,78 +89,420 @@ fn descriptors(ty: ElementType) -> (&'static [&'static str], &'static str) {
     }
 }
 
-/// Two-byte floats as `ndarray-npy` elements: it knows neither `half` type, and bf16 is stored
-/// as a void dtype, so the bytes are decoded here (little-endian, or big-endian for `>f2`).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct F16Npy(f16);
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Bf16Npy(bf16);
-
-fn read_u16s<R: Read>(mut reader: R, len: usize, big: bool) -> std::io::Result<Vec<u16>> {
-    let mut bytes = vec![0u8; len * 2];
-    reader.read_exact(&mut bytes)?;
-    let mut rest = [0u8; 1];
-    if reader.read(&mut rest)? != 0 {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            "extra bytes after the array's data",
-        ));
-    }
-    Ok(bytes
-        .chunks_exact(2)
-        .map(|b| {
-            let b = [b[0], b[1]];
-            if big {
-                u16::from_be_bytes(b)
-            } else {
-                u16::from_le_bytes(b)
-            }
-        })
-        .collect())
+/// One of the Python literals a `.npy` header is written in.
+#[derive(Clone, Debug, PartialEq)]
+enum Py {
+    Str(String),
+    Bool(bool),
+    Int(u64),
+    None,
+    /// A tuple or a list.
+    Seq(Vec<Py>, bool),
+    Dict(Vec<(Py, Py)>),
 }
 
-macro_rules! two_byte_element {
-    ($t:ident, $inner:ty, $write_desc:expr, [$($little:expr),*], [$($big:expr),*]) => {
-        impl ReadableElement for $t {
-            fn read_to_end_exact_vec<R: Read>(
-                reader: R,
-                type_desc: &PyValue,
-                len: usize,
-            ) -> std::result::Result<Vec<Self>, ReadDataError> {
-                let big = match type_desc {
-                    PyValue::String(s) if [$($little),*].contains(&s.as_str()) => false,
-                    PyValue::String(s) if [$($big),*].contains(&s.as_str()) => true,
-                    other => return Err(ReadDataError::WrongDescriptor(other.clone())),
-                };
-                Ok(read_u16s(reader, len, big)?
-                    .into_iter()
-                    .map(|b| $t(<$inner>::from_bits(b)))
-                    .collect())
+impl fmt::Display for Py {
+    /// As Python's `repr` writes it (strings in single quotes), for messages.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Py::Str(s) => write!(f, "'{}'", s.escape_default()),
+            Py::Bool(true) => f.write_str("True"),
+            Py::Bool(false) => f.write_str("False"),
+            Py::Int(n) => write!(f, "{n}"),
+            Py::None => f.write_str("None"),
+            Py::Seq(v, tuple) => {
+                f.write_str(if *tuple { "(" } else { "[" })?;
+                for (i, x) in v.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{x}")?;
+                }
+                if *tuple && v.len() == 1 {
+                    f.write_str(",")?;
+                }
+                f.write_str(if *tuple { ")" } else { "]" })
+            }
+            Py::Dict(v) => {
+                f.write_str("{")?;
+                for (i, (k, x)) in v.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k}: {x}")?;
+                }
+                f.write_str("}")
             }
         }
+    }
+}
 
-        impl WritableElement for $t {
-            fn type_descriptor() -> PyValue {
-                PyValue::String($write_desc.into())
+/// A parser of the Python literals NumPy writes headers in: dicts, tuples, lists, strings,
+/// `True`, `False`, `None` and non-negative integers (with Python 2's `L` suffix, which old
+/// files carry in their shapes). Nesting is bounded, so a hostile header cannot exhaust the
+/// stack.
+struct PyParser<'a> {
+    s: &'a [u8],
+    at: usize,
+}
+
+impl PyParser<'_> {
+    fn parse(text: &str) -> std::result::Result<Py, String> {
+        let mut p = PyParser {
+            s: text.as_bytes(),
+            at: 0,
+        };
+        let v = p.value(0)?;
+        p.blank();
+        if p.at != p.s.len() {
+            return Err(format!(
+                "unexpected text after the header's dict at byte {}",
+                p.at
+            ));
+        }
+        Ok(v)
+    }
+
+    fn blank(&mut self) {
+        while self.s.get(self.at).is_some_and(|c| c.is_ascii_whitespace()) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        self.blank();
+        if self.s.get(self.at) == Some(&c) {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> std::result::Result<Py, String> {
+        if depth > 32 {
+            return Err("the header nests too deeply".into());
+        }
+        self.blank();
+        let at = self.at;
+        match self.s.get(at) {
+            Some(b'{') => {
+                self.at += 1;
+                let mut v = vec![];
+                while !self.eat(b'}') {
+                    let k = self.value(depth + 1)?;
+                    if !self.eat(b':') {
+                        return Err(format!("expected ':' at byte {}", self.at));
+                    }
+                    v.push((k, self.value(depth + 1)?));
+                    if !self.eat(b',') && !self.eat(b'}') {
+                        return Err(format!("expected ',' or '}}' at byte {}", self.at));
+                    } else if self.s[self.at - 1] == b'}' {
+                        break;
+                    }
+                }
+                Ok(Py::Dict(v))
             }
-            fn write<W: Write>(&self, mut writer: W) -> std::result::Result<(), WriteDataError> {
-                writer.write_all(&self.0.to_bits().to_le_bytes())?;
-                Ok(())
+            Some(&open @ (b'(' | b'[')) => {
+                self.at += 1;
+                let close = if open == b'(' { b')' } else { b']' };
+                let mut v = vec![];
+                while !self.eat(close) {
+                    v.push(self.value(depth + 1)?);
+                    if !self.eat(b',') && !self.eat(close) {
+                        return Err(format!("expected ',' at byte {}", self.at));
+                    } else if self.s[self.at - 1] == close {
+                        break;
+                    }
+                }
+                Ok(Py::Seq(v, open == b'('))
             }
-            fn write_slice<W: Write>(
-                slice: &[Self],
-                mut writer: W,
-            ) -> std::result::Result<(), WriteDataError> {
-                let bytes: Vec<u8> = slice.iter().flat_map(|x| x.0.to_bits().to_le_bytes()).collect();
-                writer.write_all(&bytes)?;
-                Ok(())
+            Some(&q @ (b'\'' | b'"')) => {
+                let start = at + 1;
+                let len = self.s[start..]
+                    .iter()
+                    .position(|&c| c == q || c == b'\\')
+                    .ok_or("a string that does not end")?;
+                if self.s[start + len] == b'\\' {
+                    return Err("escapes in header strings are not supported".into());
+                }
+                self.at = start + len + 1;
+                let text = std::str::from_utf8(&self.s[start..start + len])
+                    .map_err(|_| "a header string that is not text")?;
+                Ok(Py::Str(text.to_string()))
+            }
+            Some(c) if c.is_ascii_digit() => {
+                let len = self.s[at..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_digit())
+                    .count();
+                let digits = std::str::from_utf8(&self.s[at..at + len]).unwrap_or("");
+                let n = digits
+                    .parse::<u64>()
+                    .map_err(|_| format!("the number {digits} is too large"))?;
+                self.at = at + len;
+                if self.s.get(self.at) == Some(&b'L') {
+                    self.at += 1;
+                }
+                Ok(Py::Int(n))
+            }
+            Some(_) => {
+                for (word, v) in [
+                    ("True", Py::Bool(true)),
+                    ("False", Py::Bool(false)),
+                    ("None", Py::None),
+                ] {
+                    if self.s[at..].starts_with(word.as_bytes()) {
+                        self.at = at + word.len();
+                        return Ok(v);
+                    }
+                }
+                Err(format!("unexpected text at byte {at}"))
+            }
+            None => Err("the header ends early".into()),
+        }
+    }
+}
+
+/// What a `.npy` header says.
+struct Header {
+    /// The dtype as written (`'<f4'`, or a list for a structured dtype).
+    descr: Py,
+    fortran_order: bool,
+    shape: Vec<u64>,
+    /// Where the elements start.
+    data: usize,
+}
+
+const MAGIC: &[u8] = b"\x93NUMPY";
+
+impl Header {
+    fn parse(bytes: &[u8]) -> std::result::Result<Header, String> {
+        if bytes.len() < 10 || !bytes.starts_with(MAGIC) {
+            return Err("no NumPy magic string at the start".into());
+        }
+        let (major, minor) = (bytes[6], bytes[7]);
+        let (len, start) = match major {
+            1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as u64, 10),
+            2 | 3 if bytes.len() >= 12 => (
+                u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as u64,
+                12,
+            ),
+            _ => {
+                return Err(format!(
+                    "format version {major}.{minor} is not one NumPy writes"
+                ));
+            }
+        };
+        if len > MAX_HEADER || start + len as usize > bytes.len() {
+            return Err(format!("a header of {len} bytes, past the end of the file"));
+        }
+        let raw = &bytes[start..start + len as usize];
+        // Versions 1 and 2 are Latin-1; 3 is UTF-8. Keys and dtype names are ASCII either way.
+        let text: String = if major == 3 {
+            std::str::from_utf8(raw)
+                .map_err(|_| "a version 3 header that is not UTF-8")?
+                .to_string()
+        } else {
+            raw.iter().map(|&b| b as char).collect()
+        };
+        let Py::Dict(entries) = PyParser::parse(&text)? else {
+            return Err("the header is not a dict".into());
+        };
+        let get = |key: &str| {
+            entries
+                .iter()
+                .find(|(k, _)| matches!(k, Py::Str(s) if s == key))
+                .map(|(_, v)| v)
+                .ok_or(format!("the header has no '{key}'"))
+        };
+        let descr = get("descr")?.clone();
+        let fortran_order = match get("fortran_order")? {
+            Py::Bool(b) => *b,
+            other => return Err(format!("'fortran_order' is {other}, not True or False")),
+        };
+        let shape = match get("shape")? {
+            Py::Seq(dims, true) => dims
+                .iter()
+                .map(|d| match d {
+                    Py::Int(n) => Ok(*n),
+                    other => Err(format!("a dimension {other} that is not a size")),
+                })
+                .collect::<std::result::Result<Vec<u64>, String>>()?,
+            other => return Err(format!("'shape' is {other}, not a tuple")),
+        };
+        Ok(Header {
+            descr,
+            fortran_order,
+            shape,
+            data: start + len as usize,
+        })
+    }
+}
+
+/// Element types as NumPy stores them: `SIZE` bytes each, little- or big-endian.
+trait Elem: Copy + Send + 'static {
+    const SIZE: usize;
+    /// One element from `SIZE` bytes; `None` for bytes that are no value of the type (a bool
+    /// other than 0 or 1).
+    fn decode(b: &[u8], big: bool) -> Option<Self>;
+    /// Appends the element's little-endian bytes.
+    fn encode(self, out: &mut Vec<u8>);
+    /// Whether a slice of the type is its little-endian bytes, so that `bytes_of` may view it
+    /// (plain numbers on a little-endian machine; never `bool`, which must be checked).
+    const PLAIN: bool;
+}
+
+macro_rules! number_elem {
+    ($($t:ty),*) => {$(
+        impl Elem for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            const PLAIN: bool = cfg!(target_endian = "little");
+            #[inline]
+            fn decode(b: &[u8], big: bool) -> Option<$t> {
+                let a = b.try_into().ok()?;
+                Some(if big { <$t>::from_be_bytes(a) } else { <$t>::from_le_bytes(a) })
+            }
+            #[inline]
+            fn encode(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+number_elem!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+
+macro_rules! wrapped_elem {
+    ($t:ty, $bits:ty, $from:expr, $to:expr) => {
+        impl Elem for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            const PLAIN: bool = cfg!(target_endian = "little");
+            #[inline]
+            fn decode(b: &[u8], big: bool) -> Option<$t> {
+                <$bits>::decode(b, big).map($from)
+            }
+            #[inline]
+            fn encode(self, out: &mut Vec<u8>) {
+                ($to)(self).encode(out)
             }
         }
     };
 }
+wrapped_elem!(f16, u16, f16::from_bits, |x: f16| x.to_bits());
+wrapped_elem!(bf16, u16, bf16::from_bits, |x: bf16| x.to_bits());
 
-two_byte_element!(F16Npy, f16, "<f2", ["<f2"], [">f2"]);
-two_byte_element!(Bf16Npy, bf16, "<V2", ["<V2", "|V2"], []);
+macro_rules! complex_elem {
+    ($t:ty, $part:ty) => {
+        impl Elem for num_complex::Complex<$t> {
+            const SIZE: usize = 2 * std::mem::size_of::<$t>();
+            const PLAIN: bool = cfg!(target_endian = "little");
+            #[inline]
+            fn decode(b: &[u8], big: bool) -> Option<Self> {
+                let (re, im) = b.split_at(Self::SIZE / 2);
+                Some(num_complex::Complex::new(
+                    <$part>::decode(re, big)?,
+                    <$part>::decode(im, big)?,
+                ))
+            }
+            #[inline]
+            fn encode(self, out: &mut Vec<u8>) {
+                self.re.encode(out);
+                self.im.encode(out);
+            }
+        }
+    };
+}
+complex_elem!(f32, f32);
+complex_elem!(f64, f64);
+
+impl Elem for bool {
+    const SIZE: usize = 1;
+    const PLAIN: bool = false;
+    #[inline]
+    fn decode(b: &[u8], _big: bool) -> Option<bool> {
+        match b {
+            [0] => Some(false),
+            [1] => Some(true),
+            _ => None,
+        }
+    }
+    #[inline]
+    fn encode(self, out: &mut Vec<u8>) {
+        out.push(self as u8);
+    }
+}
+
+/// The bytes of a slice of a `PLAIN` type, which are its little-endian encoding.
+fn bytes_of<T: Elem>(v: &[T]) -> &[u8] {
+    assert!(T::PLAIN, "bytes_of: not a plain type");
+    // SAFETY: every PLAIN type (integers, floats, the half types, complex pairs of floats) is
+    // plain data without padding, any byte of which may be read, and on this little-endian
+    // machine its bytes are the encoding NumPy's '<' dtypes hold.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+}
+
+/// The elements of a `.npy` image's data, in the logical (row-major) order whatever the file's.
+/// A C-order little-endian image of a plain type is copied at once, straight into a
+/// huge-page-backed vector (`pages::copy_fresh`), as NumPy's own large arrays are; others are
+/// decoded element by element.
+fn decode<T: Elem>(data: &[u8], big: bool, h: &Header) -> std::result::Result<Vec<T>, String> {
+    let count = h
+        .shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+        .ok_or("the header's shape has more elements than memory can hold")?;
+    let want = count.checked_mul(T::SIZE).ok_or("the array is too large")?;
+    if data.len() < want {
+        return Err(format!(
+            "the file ends after {} of the array's {want} bytes",
+            data.len()
+        ));
+    }
+    if data.len() > want {
+        return Err(format!(
+            "{} extra bytes after the array's data",
+            data.len() - want
+        ));
+    }
+    let bad = || format!("bytes that are no {} value", std::any::type_name::<T>());
+    let logical: Vec<T> =
+        if T::PLAIN && !big && (data.as_ptr() as usize).is_multiple_of(std::mem::align_of::<T>()) {
+            // SAFETY: `data` holds `count` elements' bytes, aligned for T (checked), and every bit
+            // pattern is a value of a PLAIN type.
+            let v = unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<T>(), count) };
+            super::pages::copy_fresh(v)
+        } else {
+            let mut v = Vec::with_capacity(count);
+            for b in data.chunks_exact(T::SIZE) {
+                v.push(T::decode(b, big).ok_or_else(bad)?);
+            }
+            v
+        };
+    if !h.fortran_order || h.shape.len() < 2 {
+        return Ok(logical);
+    }
+    // Fortran order: element (i0, .., in) sits at i0 + d0 * (i1 + d1 * (...)). Walk the
+    // row-major indices and gather.
+    let dims: Vec<usize> = h.shape.iter().map(|&d| d as usize).collect();
+    let mut strides = vec![1usize; dims.len()];
+    for i in 1..dims.len() {
+        strides[i] = strides[i - 1] * dims[i - 1];
+    }
+    let mut idx = vec![0usize; dims.len()];
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        let off: usize = idx.iter().zip(&strides).map(|(i, s)| i * s).sum();
+        out.push(logical[off]);
+        for d in (0..dims.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < dims[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    Ok(out)
+}
 
 /// The largest header this reader accepts: NumPy writes headers of a few hundred bytes; format
 /// version 2 allows up to 4 GiB, which no real array needs.
@@ -207,56 +545,22 @@ fn array_target<'a>(target: &Target<'a>, file: &str) -> Result<&'a ArrayShape> {
     }
 }
 
-fn read_typed<T: ReadableElement + Copy>(bytes: &[u8]) -> std::result::Result<Vec<T>, String> {
-    let a = ArrayD::<T>::read_npy(bytes).map_err(|e| e.to_string())?;
-    read_standard(a)
-}
-
-/// As `read_typed`, for element types the file's bytes can be viewed as (native byte order, and
-/// aligned, which NumPy's 64-byte header padding gives when the image is): the elements are
-/// copied once, straight into a huge-page-backed vector (`pages::collect_fresh`), as NumPy's own
-/// large arrays are. Others are decoded as `read_typed` does.
-fn read_viewed<T>(bytes: &[u8]) -> std::result::Result<Vec<T>, String>
-where
-    T: ReadableElement + ndarray_npy::ViewElement + Copy + Send + 'static,
-{
-    use ndarray_npy::ViewNpyExt;
-    match ArrayViewD::<T>::view_npy(bytes) {
-        // A C-order file's data is the literal's, copied at once (ndarray's iterator over a
-        // dynamic-rank view goes element by element, at a fraction of a copy's speed); else
-        // the iteration order is the logical (row-major) one, whatever the file's order.
-        Ok(v) => Ok(match v.as_slice() {
-            Some(s) => super::pages::copy_fresh(s),
-            None => super::pages::collect_fresh(v.iter().copied()),
-        }),
-        Err(_) => read_typed(bytes),
-    }
-}
-
-fn read_standard<T: Copy>(a: ArrayD<T>) -> std::result::Result<Vec<T>, String> {
-    Ok(if a.is_standard_layout() {
-        a.into_raw_vec_and_offset().0
-    } else {
-        // Fortran order: the logical (row-major) order is the iteration order.
-        a.iter().copied().collect()
-    })
-}
-
 /// Decodes one `.npy` image as the value of `target`.
 pub fn array_from_npy_bytes(bytes: &[u8], file: &str, target: &Target) -> Result<Array> {
     let want = array_target(target, file)?;
-    let header = Header::from_reader(&mut &bytes[..])
+    let header = Header::parse(bytes)
         .map_err(|e| NpyError(format!("{file}: not a NumPy .npy array: {e}")))?;
     let (accepted, numpy) = descriptors(want.ty);
-    let desc_ok =
-        matches!(&header.type_descriptor, PyValue::String(s) if accepted.contains(&s.as_str()));
-    if !desc_ok {
-        return err(format!(
-            "{file}: holds dtype {} but {target} needs {} ({numpy})",
-            header.type_descriptor,
-            accepted.first().copied().unwrap_or("none"),
-        ));
-    }
+    let descr = match &header.descr {
+        Py::Str(s) if accepted.contains(&s.as_str()) => s.as_str(),
+        other => {
+            return err(format!(
+                "{file}: holds dtype {other} but {target} needs {} ({numpy})",
+                accepted.first().copied().unwrap_or("none"),
+            ));
+        }
+    };
+    let big = descr.starts_with('>');
     let dims: Vec<i64> = header.shape.iter().map(|&d| d as i64).collect();
     let fits = dims.len() == want.dims.len()
         && dims
@@ -265,7 +569,7 @@ pub fn array_from_npy_bytes(bytes: &[u8], file: &str, target: &Target) -> Result
             .enumerate()
             .all(|(i, (&got, &w))| {
                 if want.dynamic.get(i).copied().unwrap_or(false) {
-                    got <= w
+                    (0..=w).contains(&got)
                 } else {
                     got == w
                 }
@@ -277,43 +581,24 @@ pub fn array_from_npy_bytes(bytes: &[u8], file: &str, target: &Target) -> Result
         ));
     }
     let what = |e: String| NpyError(format!("{file}: {e}"));
+    let data = &bytes[header.data..];
     use ElementType::*;
     let data = match want.ty {
-        Pred => ArrayData::Pred(read_typed::<bool>(bytes).map_err(what)?.into()),
-        S8 => ArrayData::S8(read_viewed::<i8>(bytes).map_err(what)?.into()),
-        S16 => ArrayData::S16(read_viewed::<i16>(bytes).map_err(what)?.into()),
-        S32 => ArrayData::S32(read_viewed::<i32>(bytes).map_err(what)?.into()),
-        S64 => ArrayData::S64(read_viewed::<i64>(bytes).map_err(what)?.into()),
-        U8 => ArrayData::U8(read_viewed::<u8>(bytes).map_err(what)?.into()),
-        U16 => ArrayData::U16(read_viewed::<u16>(bytes).map_err(what)?.into()),
-        U32 => ArrayData::U32(read_viewed::<u32>(bytes).map_err(what)?.into()),
-        U64 => ArrayData::U64(read_viewed::<u64>(bytes).map_err(what)?.into()),
-        F16 => ArrayData::F16(
-            read_typed::<F16Npy>(bytes)
-                .map_err(what)?
-                .into_iter()
-                .map(|x| x.0)
-                .collect(),
-        ),
-        BF16 => ArrayData::BF16(
-            read_typed::<Bf16Npy>(bytes)
-                .map_err(what)?
-                .into_iter()
-                .map(|x| x.0)
-                .collect(),
-        ),
-        F32 => ArrayData::F32(read_viewed::<f32>(bytes).map_err(what)?.into()),
-        F64 => ArrayData::F64(read_viewed::<f64>(bytes).map_err(what)?.into()),
-        C64 => ArrayData::C64(
-            read_viewed::<num_complex::Complex<f32>>(bytes)
-                .map_err(what)?
-                .into(),
-        ),
-        C128 => ArrayData::C128(
-            read_viewed::<num_complex::Complex<f64>>(bytes)
-                .map_err(what)?
-                .into(),
-        ),
+        Pred => ArrayData::Pred(decode::<bool>(data, big, &header).map_err(what)?.into()),
+        S8 => ArrayData::S8(decode::<i8>(data, big, &header).map_err(what)?.into()),
+        S16 => ArrayData::S16(decode::<i16>(data, big, &header).map_err(what)?.into()),
+        S32 => ArrayData::S32(decode::<i32>(data, big, &header).map_err(what)?.into()),
+        S64 => ArrayData::S64(decode::<i64>(data, big, &header).map_err(what)?.into()),
+        U8 => ArrayData::U8(decode::<u8>(data, big, &header).map_err(what)?.into()),
+        U16 => ArrayData::U16(decode::<u16>(data, big, &header).map_err(what)?.into()),
+        U32 => ArrayData::U32(decode::<u32>(data, big, &header).map_err(what)?.into()),
+        U64 => ArrayData::U64(decode::<u64>(data, big, &header).map_err(what)?.into()),
+        F16 => ArrayData::F16(decode::<f16>(data, big, &header).map_err(what)?.into()),
+        BF16 => ArrayData::BF16(decode::<bf16>(data, big, &header).map_err(what)?.into()),
+        F32 => ArrayData::F32(decode::<f32>(data, big, &header).map_err(what)?.into()),
+        F64 => ArrayData::F64(decode::<f64>(data, big, &header).map_err(what)?.into()),
+        C64 => ArrayData::C64(decode(data, big, &header).map_err(what)?.into()),
+        C128 => ArrayData::C128(decode(data, big, &header).map_err(what)?.into()),
         Token => return err(format!("{file}: {target} is a token, which takes no value")),
     };
     // The value has the sizes the file holds; like a literal written in text, its shape is
@@ -453,37 +738,72 @@ pub fn array_to_npy_bytes(a: &Array) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-fn write_view<T: WritableElement, W: Write>(dims: &[usize], v: &[T], w: W) -> Result<()> {
-    let view =
-        ArrayViewD::from_shape(IxDyn(dims), v).map_err(|e| NpyError(format!("internal: {e}")))?;
-    view.write_npy(w)
-        .map_err(|e| NpyError(format!("cannot write the array: {e}")))
+/// The header of a C-order `.npy` image of `dims` with dtype `descr`: format version 1.0 (2.0
+/// for a header too long for it), padded with spaces to end, with its newline, on a 64-byte
+/// boundary, as NumPy writes it.
+fn header_bytes(descr: &str, dims: &[i64]) -> Vec<u8> {
+    let shape = match dims {
+        [d] => format!("({d},)"),
+        _ => format!(
+            "({})",
+            dims.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    let pad = |prefix: usize| (prefix + dict.len() + 1).next_multiple_of(64) - prefix;
+    let mut out = MAGIC.to_vec();
+    if pad(10) <= u16::MAX as usize {
+        out.extend_from_slice(&[1, 0]);
+        out.extend_from_slice(&(pad(10) as u16).to_le_bytes());
+    } else {
+        out.extend_from_slice(&[2, 0]);
+        out.extend_from_slice(&(pad(12) as u32).to_le_bytes());
+    }
+    let total = out.len() + pad(out.len());
+    out.extend_from_slice(dict.as_bytes());
+    out.resize(total - 1, b' ');
+    out.push(b'\n');
+    out
+}
+
+fn write_elems<T: Elem, W: Write>(descr: &str, dims: &[i64], v: &[T], mut w: W) -> Result<()> {
+    let io = |e: std::io::Error| NpyError(format!("cannot write the array: {e}"));
+    w.write_all(&header_bytes(descr, dims)).map_err(io)?;
+    if T::PLAIN {
+        return w.write_all(bytes_of(v)).map_err(io);
+    }
+    // A few MiB at a time, so that a large array is not encoded whole before it is written.
+    for chunk in v.chunks((4 << 20) / T::SIZE) {
+        let mut bytes = Vec::with_capacity(chunk.len() * T::SIZE);
+        for &x in chunk {
+            x.encode(&mut bytes);
+        }
+        w.write_all(&bytes).map_err(io)?;
+    }
+    Ok(())
 }
 
 fn write_array<W: Write>(a: &Array, w: W) -> Result<()> {
-    let dims: Vec<usize> = a.dims().iter().map(|&d| d as usize).collect();
+    let dims = a.dims();
     match &a.data {
-        ArrayData::Pred(v) => write_view(&dims, v, w),
-        ArrayData::S8(v) => write_view(&dims, v, w),
-        ArrayData::S16(v) => write_view(&dims, v, w),
-        ArrayData::S32(v) => write_view(&dims, v, w),
-        ArrayData::S64(v) => write_view(&dims, v, w),
-        ArrayData::U8(v) => write_view(&dims, v, w),
-        ArrayData::U16(v) => write_view(&dims, v, w),
-        ArrayData::U32(v) => write_view(&dims, v, w),
-        ArrayData::U64(v) => write_view(&dims, v, w),
-        ArrayData::F16(v) => {
-            let v: Vec<F16Npy> = v.iter().map(|&x| F16Npy(x)).collect();
-            write_view(&dims, &v, w)
-        }
-        ArrayData::BF16(v) => {
-            let v: Vec<Bf16Npy> = v.iter().map(|&x| Bf16Npy(x)).collect();
-            write_view(&dims, &v, w)
-        }
-        ArrayData::F32(v) => write_view(&dims, v, w),
-        ArrayData::F64(v) => write_view(&dims, v, w),
-        ArrayData::C64(v) => write_view(&dims, v, w),
-        ArrayData::C128(v) => write_view(&dims, v, w),
+        ArrayData::Pred(v) => write_elems("|b1", dims, v, w),
+        ArrayData::S8(v) => write_elems("|i1", dims, v, w),
+        ArrayData::S16(v) => write_elems("<i2", dims, v, w),
+        ArrayData::S32(v) => write_elems("<i4", dims, v, w),
+        ArrayData::S64(v) => write_elems("<i8", dims, v, w),
+        ArrayData::U8(v) => write_elems("|u1", dims, v, w),
+        ArrayData::U16(v) => write_elems("<u2", dims, v, w),
+        ArrayData::U32(v) => write_elems("<u4", dims, v, w),
+        ArrayData::U64(v) => write_elems("<u8", dims, v, w),
+        ArrayData::F16(v) => write_elems("<f2", dims, v, w),
+        ArrayData::BF16(v) => write_elems("<V2", dims, v, w),
+        ArrayData::F32(v) => write_elems("<f4", dims, v, w),
+        ArrayData::F64(v) => write_elems("<f8", dims, v, w),
+        ArrayData::C64(v) => write_elems("<c8", dims, v, w),
+        ArrayData::C128(v) => write_elems("<c16", dims, v, w),
     }
 }
 
@@ -775,6 +1095,177 @@ mod tests {
             assert_eq!(read_npy(&one, &t).unwrap().to_string(), l.to_string());
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An image with the given version and header text (padded as NumPy pads it) and data.
+    fn image(major: u8, dict: &str, data: &[u8]) -> Vec<u8> {
+        let prefix = if major == 1 { 10 } else { 12 };
+        let len = (prefix + dict.len() + 1).next_multiple_of(64) - prefix;
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&[major, 0]);
+        if major == 1 {
+            out.extend_from_slice(&(len as u16).to_le_bytes());
+        } else {
+            out.extend_from_slice(&(len as u32).to_le_bytes());
+        }
+        out.extend_from_slice(dict.as_bytes());
+        out.resize(prefix + len - 1, b' ');
+        out.push(b'\n');
+        out.extend_from_slice(data);
+        out
+    }
+
+    fn decode_as(bytes: &[u8], shape: &str) -> Result<String> {
+        let shape = parse_shape(shape).unwrap();
+        let t = Target {
+            index: 0,
+            name: "x",
+            shape: &shape,
+        };
+        array_from_npy_bytes(bytes, "f.npy", &t).map(|a| Literal::Array(a).to_string())
+    }
+
+    #[test]
+    fn headers_of_every_version_and_python_spelling_parse() {
+        let data: Vec<u8> = [1i16, -2, 3, 4, 5, 6]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let want = "s16[2,3] {{1, -2, 3}, {4, 5, 6}}";
+        for (major, dict) in [
+            (
+                1,
+                "{'descr': '<i2', 'fortran_order': False, 'shape': (2, 3), }",
+            ),
+            // Python 2's long integers, double quotes, no trailing comma, other key order.
+            (
+                1,
+                "{\"shape\": (2L, 3L), \"fortran_order\": False, \"descr\": \"<i2\"}",
+            ),
+            (
+                2,
+                "{'descr': '<i2', 'fortran_order': False, 'shape': (2,3)}",
+            ),
+            (
+                3,
+                "{ 'descr' : '<i2' , 'fortran_order' : False , 'shape' : ( 2 , 3 , ) , }",
+            ),
+        ] {
+            assert_eq!(
+                decode_as(&image(major, dict, &data), "s16[2,3]").unwrap(),
+                want,
+                "{dict}"
+            );
+        }
+        // Fortran order, three dimensions: element (i, j, l) at i + 2 * (j + 3 * l).
+        let f: Vec<u8> = (0..24u8)
+            .map(|x| {
+                let (i, j, l) = (x % 2, x / 2 % 3, x / 6);
+                i * 12 + j * 4 + l
+            })
+            .collect();
+        let dict = "{'descr': '|u1', 'fortran_order': True, 'shape': (2, 3, 4), }";
+        let got = decode_as(&image(1, dict, &f), "u8[2,3,4]").unwrap();
+        let row_major: Vec<String> = (0..24).map(|x: u8| x.to_string()).collect();
+        assert_eq!(
+            got.split(|c: char| !c.is_ascii_digit())
+                .filter(|s| !s.is_empty())
+                .skip(4)
+                .collect::<Vec<_>>(),
+            row_major,
+            "{got}"
+        );
+    }
+
+    #[test]
+    fn malformed_headers_and_values_are_errors_that_say_what() {
+        let two = [0u8; 4];
+        let cases = [
+            (
+                image(1, "{'descr': '<i2', 'shape': (2,), }", &two),
+                "no 'fortran_order'",
+            ),
+            (
+                image(
+                    1,
+                    "{'descr': '<i2', 'fortran_order': 1, 'shape': (2,)}",
+                    &two,
+                ),
+                "'fortran_order' is 1",
+            ),
+            (
+                image(
+                    1,
+                    "{'descr': '<i2', 'fortran_order': False, 'shape': [2]}",
+                    &two,
+                ),
+                "not a tuple",
+            ),
+            (
+                image(
+                    1,
+                    "{'descr': '<i2', 'fortran_order': False, 'shape': (2,)",
+                    &two,
+                ),
+                "expected",
+            ),
+            (image(1, "('<i2', False)", &two), "not a dict"),
+            (
+                image(1, &format!("{}1{}", "[".repeat(40), "]".repeat(40)), &two),
+                "nests too deeply",
+            ),
+            (
+                image(
+                    1,
+                    "{'descr': '<i2', 'fortran_order': False, 'shape': (99999999999999999999,)}",
+                    &two,
+                ),
+                "too large",
+            ),
+            (image(4, "{}", &two), "version 4.0"),
+            (b"\x93NUMPY\x01\x00\xff\xff{".to_vec(), "past the end"),
+        ];
+        for (bytes, want) in cases {
+            let e = decode_as(&bytes, "s16[2]").unwrap_err().0;
+            assert!(
+                e.contains("not a NumPy .npy array") && e.contains(want),
+                "{want}: {e}"
+            );
+        }
+        // A structured dtype is named as Python writes it.
+        let rec = image(
+            1,
+            "{'descr': [('a', '<i2')], 'fortran_order': False, 'shape': (2,), }",
+            &two,
+        );
+        let e = decode_as(&rec, "s16[2]").unwrap_err().0;
+        assert!(e.contains("holds dtype [('a', '<i2')]"), "{e}");
+        // A bool byte that is neither 0 nor 1.
+        let b = image(
+            1,
+            "{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }",
+            &[1, 2],
+        );
+        let e = decode_as(&b, "pred[2]").unwrap_err().0;
+        assert!(e.contains("no bool value"), "{e}");
+    }
+
+    #[test]
+    fn written_headers_end_on_64_bytes_and_long_ones_take_version_2() {
+        for dims in [vec![], vec![3], vec![2, 3], vec![1; 30], vec![7; 30000]] {
+            let rank = dims.len();
+            let h = header_bytes("<f4", &dims);
+            assert_eq!(h.len() % 64, 0, "rank {rank}");
+            assert_eq!(*h.last().unwrap(), b'\n');
+            let parsed = Header::parse(&h).unwrap();
+            assert_eq!(parsed.data, h.len());
+            assert_eq!(
+                parsed.shape,
+                dims.iter().map(|&d| d as u64).collect::<Vec<_>>()
+            );
+            // 30000 dimensions are 90000 characters, past version 1's 65535.
+            assert_eq!(h[6], if rank > 5000 { 2 } else { 1 }, "rank {rank}");
+        }
     }
 
     #[test]
