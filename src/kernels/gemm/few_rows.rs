@@ -123,6 +123,14 @@ pub(super) fn rowdot<SB, T, FB>(
     }
 }
 
+/// Products of at most this many rows read a B that fits in half of L2 in place (`by_columns`).
+/// The scanned RNN's 16 x 256 x 256 products (B 256 KiB, AVX2's 4-row tiles) were packed
+/// before: on a Zen 3 (512 KiB L2, two threads) the program's evaluation took 20.7-30.9 ms
+/// packed and 14.9-18.7 ms in place, runs alternating. Larger B read in place ran slower (16 x
+/// 1024 x 1024 F32 0.63 of the packed speed, F64 0.67; 13 x 512 x 512 F64 0.75): their rows
+/// then come from L3, a line of each at a time.
+const IN_PLACE_ROWS: usize = 16;
+
 /// Rows of B per slice when a few-row product streams B from memory in place.
 const STREAMED_ROWS: usize = 16;
 
@@ -321,15 +329,6 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     // one sequential run. From cache, the usual slices pay less per call.
     let from_memory =
         k.saturating_mul(n).saturating_mul(std::mem::size_of::<T>()) > cache::detect().l3 / 2;
-    // In place for up to two tiles of rows: packing a panel costs about as much as using it
-    // twice (the RNN program's 16 x 256 x 256 step ran 21.4 ms packed, 18.0 ms in place, side by
-    // side). With more tiles, each panel serves several, and a packed copy in L1 serves them
-    // better than rows `ldb` apart. A B streamed from memory is packed from `packed_from_memory()`
-    // rows on, which depends on the core: on Zen, packing reads each row's part of a group of
-    // panels as one run of a kilobyte or more, asked for while the previous group computes,
-    // where the tiles read a slice of rows side by side, a cache line or two of each at a time
-    // (8 x 4096 x 4096 read B at 20 GB/s so, a third of what a matrix-vector product reaches);
-    // on a Xeon the slices in place were faster than packing, by 10-50%.
     // A few rows of a B from memory, on machines where it was measured faster: B streamed by
     // rows, each thread a range of them (`fewmat`).
     if let (Some(f), Some(own)) = (kern.fewmat, in_place::<SB, T>(b, bst))
@@ -340,8 +339,23 @@ pub(super) fn by_columns<SB, T, PA, FB>(
         fewmat(f, a, own, (k, n), c, threads);
         return;
     }
-    let direct = in_place::<SB, T>(b, bst)
-        .filter(|_| m <= 2 * mr && !(from_memory && m >= packed_from_memory()));
+    // In place for up to two tiles of rows: packing a panel costs about as much as using it
+    // twice (the RNN program's 16 x 256 x 256 step ran 21.4 ms packed, 18.0 ms in place, side by
+    // side). With more tiles, each panel serves several, and a packed copy in L1 serves them
+    // better than rows `ldb` apart. A B streamed from memory is packed from `packed_from_memory()`
+    // rows on, which depends on the core: on Zen, packing reads each row's part of a group of
+    // panels as one run of a kilobyte or more, asked for while the previous group computes,
+    // where the tiles read a slice of rows side by side, a cache line or two of each at a time
+    // (8 x 4096 x 4096 read B at 20 GB/s so, a third of what a matrix-vector product reaches);
+    // on a Xeon the slices in place were faster than packing, by 10-50%. A B that fits in half
+    // of L2 is read in place for up to `IN_PLACE_ROWS` rows, however many tiles they are (four
+    // of AVX2's 4-row instance for 16 rows): its rows, `ldb` apart, then come from L2 at worst.
+    let in_l2 =
+        k.saturating_mul(n).saturating_mul(std::mem::size_of::<T>()) <= cache::detect().l2 / 2;
+    let direct = in_place::<SB, T>(b, bst).filter(|_| {
+        (m <= 2 * mr || (m <= IN_PLACE_ROWS && in_l2))
+            && !(from_memory && m >= packed_from_memory())
+    });
     let kc = match direct {
         Some(_) if from_memory => k.div_ceil(k.div_ceil(STREAMED_ROWS.min(kc))),
         _ => kc,

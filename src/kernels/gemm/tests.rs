@@ -187,6 +187,8 @@ fn every_plan_matches_naive() {
         // groups and a partial panel; row dots for many empty lanes (33 and 24 columns of
         // 32-wide tiles), and not for 32 columns.
         (16, 256, 256),
+        // Up to 16 rows of a B in half of L2, read in place past two tiles.
+        (14, 70, 100),
         (20, 1100, 300),
         (40, 33, 2100),
         (200, 24, 30),
