@@ -11,8 +11,12 @@
 //! ]}
 //! ```
 //!
-//! `name` matches one case exactly, `names` each of a list exactly; `pattern` is a glob (`*` any run of characters, `?` one) over
-//! the whole name when it holds `*` or `?`, and otherwise a substring. The first matching entry
+//! `name` matches one case exactly, `names` each of a list exactly; `pattern` is a glob (`*` any
+//! run of characters, `?` one) over the whole name when it holds `*` or `?`, and otherwise a
+//! substring. An entry may hold `"cpu_lacks": ["avx512bw", ...]`: it then applies only on a host
+//! CPU that lacks at least one of those features (a backend whose library dies on older CPUs, as
+//! XLA:CPU's oneDNN bf16 matmul does without AVX-512, passes elsewhere; an unconditional entry
+//! would report it as XPASS there). The first matching entry
 //! wins. A listed case that fails is an expected failure (XFAIL); one that passes is reported
 //! (XPASS: the entry is out of date, or the backend was fixed); an entry that matches no loaded case
 //! is reported as stale. Only failures no entry names make the run fail.
@@ -104,6 +108,54 @@ pub struct Entry {
     pub selector: Selector,
     pub category: Category,
     pub reason: String,
+    /// CPU features (names of `is_x86_feature_detected!`) of which the host must lack at least
+    /// one for the entry to apply; empty: it applies everywhere.
+    pub cpu_lacks: Vec<String>,
+}
+
+/// The CPU features an entry's `cpu_lacks` may name.
+pub const CPU_FEATURES: [&str; 9] = [
+    "avx",
+    "avx2",
+    "fma",
+    "f16c",
+    "avx512f",
+    "avx512bw",
+    "avx512dq",
+    "avx512vl",
+    "avx512bf16",
+];
+
+/// Whether the CPU this process runs on has `feature` (one of `CPU_FEATURES`); on other
+/// architectures none of them.
+pub fn host_has(feature: &str) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match feature {
+            "avx" => std::arch::is_x86_feature_detected!("avx"),
+            "avx2" => std::arch::is_x86_feature_detected!("avx2"),
+            "fma" => std::arch::is_x86_feature_detected!("fma"),
+            "f16c" => std::arch::is_x86_feature_detected!("f16c"),
+            "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
+            "avx512bw" => std::arch::is_x86_feature_detected!("avx512bw"),
+            "avx512dq" => std::arch::is_x86_feature_detected!("avx512dq"),
+            "avx512vl" => std::arch::is_x86_feature_detected!("avx512vl"),
+            "avx512bf16" => std::arch::is_x86_feature_detected!("avx512bf16"),
+            _ => false,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = feature;
+        false
+    }
+}
+
+impl Entry {
+    /// Whether the entry applies on a host whose features `has` reports.
+    pub fn applies(&self, has: &dyn Fn(&str) -> bool) -> bool {
+        self.cpu_lacks.is_empty() || self.cpu_lacks.iter().any(|f| !has(f))
+    }
 }
 
 /// A parsed expected-failures file.
@@ -133,12 +185,21 @@ impl ExpectedFailures {
         Ok(ExpectedFailures { entries })
     }
 
-    /// The index of the first entry naming `case`.
+    /// The index of the first entry naming `case` that applies on this host.
     pub fn find(&self, case: &str) -> Option<usize> {
-        self.entries.iter().position(|e| e.selector.matches(case))
+        self.find_on(case, &host_has)
     }
 
-    /// The entries that match none of `names`.
+    /// The index of the first entry naming `case` that applies on a host whose CPU features
+    /// `has` reports.
+    pub fn find_on(&self, case: &str, has: &dyn Fn(&str) -> bool) -> Option<usize> {
+        self.entries
+            .iter()
+            .position(|e| e.selector.matches(case) && e.applies(has))
+    }
+
+    /// The entries that match none of `names` (whether or not they apply on this host: an entry
+    /// for another CPU is not out of date).
     pub fn stale<'a>(&self, names: impl IntoIterator<Item = &'a str> + Clone) -> Vec<usize> {
         (0..self.entries.len())
             .filter(|&i| {
@@ -156,10 +217,10 @@ fn parse_entry(e: &Value) -> Result<Entry, String> {
     for k in o.keys() {
         if !matches!(
             k.as_str(),
-            "name" | "names" | "pattern" | "category" | "reason"
+            "name" | "names" | "pattern" | "category" | "reason" | "cpu_lacks"
         ) {
             return Err(format!(
-                "unknown key \"{k}\" (allowed: name, names, pattern, category, reason)"
+                "unknown key \"{k}\" (allowed: name, names, pattern, category, reason, cpu_lacks)"
             ));
         }
     }
@@ -206,10 +267,25 @@ fn parse_entry(e: &Value) -> Result<Entry, String> {
         )
     })?;
     let reason = text("reason")?.ok_or("an entry needs a \"reason\" (a sentence)")?;
+    let cpu_lacks = match o.get("cpu_lacks") {
+        None => vec![],
+        Some(Value::Array(a)) if !a.is_empty() => a
+            .iter()
+            .map(|f| match f.as_str() {
+                Some(f) if CPU_FEATURES.contains(&f) => Ok(f.to_string()),
+                _ => Err(format!(
+                    "\"cpu_lacks\" lists CPU features, one of: {} (got {f})",
+                    CPU_FEATURES.join(", ")
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("\"cpu_lacks\" must be a non-empty list of CPU features".into()),
+    };
     Ok(Entry {
         selector,
         category,
         reason,
+        cpu_lacks,
     })
 }
 
@@ -268,6 +344,35 @@ mod tests {
             "book::x",
         ];
         assert_eq!(x.stale(names), vec![3]);
+    }
+
+    #[test]
+    fn cpu_conditions_select_hosts_and_are_not_stale_elsewhere() {
+        let x = ExpectedFailures::parse(
+            r#"[{"name": "a", "category": "deviates", "reason": "r",
+                 "cpu_lacks": ["avx512f", "avx512bw"]},
+                {"name": "b", "category": "deviates", "reason": "r"}]"#,
+        )
+        .unwrap();
+        let zen3 = |f: &str| matches!(f, "avx2" | "fma");
+        let skylake_x = |f: &str| f.starts_with("avx512") || matches!(f, "avx2" | "fma");
+        let half = |f: &str| f == "avx512f";
+        assert_eq!(x.find_on("a", &zen3), Some(0));
+        assert_eq!(
+            x.find_on("a", &half),
+            Some(0),
+            "lacking one of them is enough"
+        );
+        assert_eq!(x.find_on("a", &skylake_x), None);
+        assert_eq!(x.find_on("b", &skylake_x), Some(1));
+        assert!(x.stale(["a", "b"]).is_empty());
+        for bad in [r#"["avx1024"]"#, "[]", r#""avx2""#] {
+            let text = format!(
+                r#"[{{"name": "a", "category": "deviates", "reason": "r", "cpu_lacks": {bad}}}]"#
+            );
+            let e = ExpectedFailures::parse(&text).unwrap_err();
+            assert!(e.contains("cpu_lacks"), "{bad}: {e}");
+        }
     }
 
     #[test]
