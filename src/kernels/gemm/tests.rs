@@ -233,7 +233,14 @@ fn few_row_groups_match_naive_under_every_vendor_plan() {
     for vendor in [Vendor::Amd, Vendor::Intel] {
         FORCE_GROUP_PLAN.with(|f| f.set(Some(GroupPlan::for_vendor(vendor))));
         for kern in MicroKernel::<f32>::available() {
-            for shape in [(20, 1100, 300), (64, 40 * kern.nr + 3, 700), (90, 2100, 65)] {
+            // (96 rows 1300 deep: on an L2 of 1.5 MiB or less, slices thinner than the kernel's
+            // so that A's packed rows take a quarter of it.)
+            for shape in [
+                (20, 1100, 300),
+                (64, 40 * kern.nr + 3, 700),
+                (90, 2100, 65),
+                (96, 9 * kern.nr + 5, 1300),
+            ] {
                 for sb in [RowMajor, ColMajor, Converted] {
                     check_plan(&kern, shape, RowMajor, sb);
                 }
@@ -301,6 +308,34 @@ fn gathered_panels_are_the_rows_side_by_side() {
     check(|i| i as f32 + 0.5, -1.0f32);
     check(|i| i as f64 + 0.5, -1.0f64);
     check(|i| i as i64, -1i64);
+}
+
+/// All of a few-row product's A packed next to B's groups: a quarter of L2 at most (or 64
+/// deep), never deeper than the kernel's slice, and the slices of k equal.
+#[test]
+fn few_rows_pack_a_slices_into_a_quarter_of_l2() {
+    let l2 = 512 << 10;
+    // 64 f64 rows (Zen 3): 512 deep would be half of L2; 256 is a quarter.
+    assert_eq!(few_rows::packed_a_depth(512, 4096, 64, 8, l2), 256);
+    // 64 f32 rows fit 512 deep; so do 64 f64 rows in 2 MiB (a Xeon's L2).
+    assert_eq!(few_rows::packed_a_depth(512, 4096, 64, 4, l2), 512);
+    assert_eq!(few_rows::packed_a_depth(512, 4096, 64, 8, 4 * l2), 512);
+    for (kc, k, rows, elem) in [
+        (512usize, 1300usize, 96usize, 4usize),
+        (512, 1000, 96, 8),
+        (300, 300, 90, 8),
+        (512, 5000, 4096, 8),
+        (1, 1, 1, 1),
+    ] {
+        let d = few_rows::packed_a_depth(kc, k, rows, elem, l2);
+        assert!((1..=kc).contains(&d), "{kc} {k} {rows} {elem}: {d}");
+        assert!(
+            d == kc || rows * elem * d <= l2 / 4 || d <= 64,
+            "{kc} {k} {rows}: {d}"
+        );
+        let slices = k.div_ceil(d);
+        assert!(slices * d - k < slices, "unequal slices: {k} by {d}");
+    }
 }
 
 /// Row blocks: whole tiles, a multiple of the threads in number, and rounded down rather
