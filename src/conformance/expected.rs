@@ -16,10 +16,10 @@
 //! substring. An entry may hold `"cpu_lacks": ["avx512bw", ...]`: it then applies only on a host
 //! CPU that lacks at least one of those features (a backend whose library dies on older CPUs, as
 //! XLA:CPU's oneDNN bf16 matmul does without AVX-512, passes elsewhere; an unconditional entry
-//! would report it as XPASS there). The first matching entry
-//! wins. A listed case that fails is an expected failure (XFAIL); one that passes is reported
-//! (XPASS: the entry is out of date, or the backend was fixed); an entry that matches no loaded case
-//! is reported as stale. Only failures no entry names make the run fail.
+//! would report it as XPASS there). The first matching entry that applies wins. A listed case
+//! that fails is an expected failure (XFAIL); one that passes is reported (XPASS: the entry is
+//! out of date, or the backend was fixed); an entry that matches no loaded case is reported as
+//! stale. Only failures no entry names make the run fail.
 
 use serde_json::Value;
 use std::fmt;

@@ -302,12 +302,12 @@ pub(super) fn fewmat<T, PA>(
     }
 }
 
-/// The depth of a slice when all `rows` of A are packed at once next to packed groups of B: at
-/// most `kc`, and small enough that the packed A takes a quarter of L2 (`l2` bytes) at most, or is 64 deep (the rest holds
-/// the group of B panels being used, a quarter, and the next one being fetched). A Zen 3's
-/// 512 KiB L2 held 64 f64 rows 512 deep in half of it, and 64 x 4096 x 4096 in f64 ran 0.92 of
-/// OpenBLAS so, 1.02 with slices 256 deep (alternating runs). The slices of `k` are then made
-/// equal, as `gemm` makes them.
+/// The depth of a slice of k when all `rows` of A are packed at once beside packed groups of
+/// B: at most `kc`, and shallow enough that the packed A takes at most a quarter of L2 (`l2`
+/// bytes; but never under 64 deep), leaving room for the group of B in use (a quarter) and the
+/// next one being fetched. 64 F64 rows 512 deep took half of a Zen 3's 512 KiB L2: 64 x 4096 x
+/// 4096 in F64 ran 0.92 of OpenBLAS so and 1.02 with slices 256 deep, alternating runs. The
+/// slices of `k` are then made equal, as `gemm` makes them.
 pub(super) fn packed_a_depth(kc: usize, k: usize, rows: usize, elem: usize, l2: usize) -> usize {
     let cap = (l2 / 4 / (rows * elem).max(1)).max(64) / 8 * 8;
     if kc <= cap {

@@ -233,8 +233,8 @@ fn few_row_groups_match_naive_under_every_vendor_plan() {
     for vendor in [Vendor::Amd, Vendor::Intel] {
         FORCE_GROUP_PLAN.with(|f| f.set(Some(GroupPlan::for_vendor(vendor))));
         for kern in MicroKernel::<f32>::available() {
-            // (96 rows 1300 deep: on an L2 of 1.5 MiB or less, slices thinner than the kernel's
-            // so that A's packed rows take a quarter of it.)
+            // (96 rows 1300 deep: where 96 rows 512 deep would take over a quarter of L2, as
+            // AVX2's F32 ones do in an L2 under 768 KiB, slices thinner than the kernel's.)
             for shape in [
                 (20, 1100, 300),
                 (64, 40 * kern.nr + 3, 700),
