@@ -32,6 +32,8 @@ pub struct Caches {
     pub l3: usize,
     /// The L1 data cache's associativity (lines of one set).
     pub l1d_ways: usize,
+    /// L2's associativity.
+    pub l2_ways: usize,
     /// Where the sizes came from: `sysfs`, `cpuid` or `default`.
     pub source: &'static str,
     /// The CPU's vendor (CPUID leaf 0; `Other` off x86).
@@ -47,6 +49,7 @@ pub const DEFAULT: Caches = Caches {
     l2: 1 << 20,
     l3: 8 << 20,
     l1d_ways: 8,
+    l2_ways: 8,
     source: "default",
     vendor: Vendor::Other,
 };
@@ -142,6 +145,7 @@ pub fn from_sysfs(dir: &std::path::Path) -> Option<Caches> {
         l2: 0,
         l3: 0,
         l1d_ways: DEFAULT.l1d_ways,
+        l2_ways: DEFAULT.l2_ways,
         vendor: Vendor::Other,
     };
     for entry in std::fs::read_dir(dir).ok()?.flatten() {
@@ -157,17 +161,18 @@ pub fn from_sysfs(dir: &std::path::Path) -> Option<Caches> {
         let Some(size) = parse_size(&size) else {
             continue;
         };
+        let ways = read("ways_of_associativity")
+            .and_then(|w| w.trim().parse::<usize>().ok())
+            .filter(|&w| w > 0);
         match (level.trim(), ty.trim()) {
             ("1", "Data" | "Unified") => {
                 found.l1d = size;
-                if let Some(w) = read("ways_of_associativity")
-                    .and_then(|w| w.trim().parse::<usize>().ok())
-                    .filter(|&w| w > 0)
-                {
-                    found.l1d_ways = w;
-                }
+                found.l1d_ways = ways.unwrap_or(found.l1d_ways);
             }
-            ("2", "Data" | "Unified") => found.l2 = size,
+            ("2", "Data" | "Unified") => {
+                found.l2 = size;
+                found.l2_ways = ways.unwrap_or(found.l2_ways);
+            }
             ("3", "Data" | "Unified") => found.l3 = size,
             _ => {}
         }
@@ -198,6 +203,7 @@ fn from_cpuid() -> Option<Caches> {
         l2: 0,
         l3: 0,
         l1d_ways: DEFAULT.l1d_ways,
+        l2_ways: DEFAULT.l2_ways,
         vendor: vendor(),
     };
     for sub in 0..16 {
@@ -216,7 +222,7 @@ fn from_cpuid() -> Option<Caches> {
         let size = ways * parts * line * sets;
         match (level, ty) {
             (1, 1 | 3) => (found.l1d, found.l1d_ways) = (size, ways),
-            (2, 1 | 3) => found.l2 = size,
+            (2, 1 | 3) => (found.l2, found.l2_ways) = (size, ways),
             (3, 1 | 3) => found.l3 = size,
             _ => {}
         }
@@ -262,12 +268,13 @@ mod tests {
             std::fs::write(d.join("level"), level).unwrap();
             std::fs::write(d.join("type"), ty).unwrap();
             std::fs::write(d.join("size"), size).unwrap();
-            std::fs::write(d.join("ways_of_associativity"), "12\n").unwrap();
+            let ways = if level == "2" { "16\n" } else { "12\n" };
+            std::fs::write(d.join("ways_of_associativity"), ways).unwrap();
         }
         let c = from_sysfs(&dir).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!((c.l1d, c.l2, c.l3), (48 << 10, 2 << 20, 105 << 20));
-        assert_eq!(c.l1d_ways, 12);
+        assert_eq!((c.l1d_ways, c.l2_ways), (12, 16));
     }
 
     /// Rows 16 KiB apart all share one set of a 48 KiB 12-way L1 (64 sets of 64-byte lines);

@@ -162,36 +162,42 @@ pub(super) struct GroupPlan {
 }
 
 impl GroupPlan {
-    /// - **AMD:** a quarter of L2, the next group asked for, rows copied as runs. B 4096 x 4096
-    ///   from memory on Zen 5 (L2 1 MiB), side by side: 8 rows AVX-512 F32 113-141 -> 134-155
-    ///   GFLOP/s, F64 47-48 -> 65-71, AVX2 F32 92-99 -> 104-112 (the asking, 4096 x 64 x 4096
-    ///   AVX2: F32 121 -> 134 mean, F64 62 -> 65); 64 rows 2-8%. Groups of half of L2 had the
-    ///   group and the next one's rows evict each other; an eighth was no better.
-    /// - **Intel and others:** a quarter of L2, nothing asked ahead, eight rows at a time into
-    ///   each panel. On a Xeon (family 6 model 207, 2 MiB L2) the burst of prefetches for the
-    ///   next group, hundreds of lines at once, held the fill buffers the micro-kernel's own
-    ///   loads needed (7% of the time of 64 x 4096 x 4096 F64 on the prefetch instructions
-    ///   themselves). Copied row by row, the packing of 64 x 4096 x 4096 AVX2 F32 took 21% of
-    ///   the time where OpenBLAS's copy of the same B took 15% (which reads eight rows side by
-    ///   side, each as a sequential run); eight rows at a time into each panel of groups of a
-    ///   quarter of L2, against row runs in groups of an eighth, best of 12 calls alternating
-    ///   in one process, two threads: 64 x 4096 x 4096 AVX2 F32 124.8 -> 132.4 GFLOP/s
-    ///   (OpenBLAS 132.8), F64 61.7 -> 64.5 (62.5), AVX-512 F32 201.5 -> 207.6, F64 102.5 ->
-    ///   106.5; 24 x 4096 x 4096 F64 68.5 -> 71.3, 96 x 4096 x 4096 F32 227.3 -> 238.4, 64 x
-    ///   1024 x 1024 F32 level. The same order in groups of an eighth was slower than either;
-    ///   groups of half of L2 no better than a quarter.
-    pub fn for_vendor(v: cache::Vendor) -> GroupPlan {
-        match v {
-            cache::Vendor::Amd => GroupPlan {
-                l2_share: 4,
-                prefetch_next: true,
-                row_runs: true,
-            },
-            cache::Vendor::Intel | cache::Vendor::Other => GroupPlan {
-                l2_share: 4,
-                prefetch_next: false,
-                row_runs: false,
-            },
+    /// The plan for a machine's caches: row runs with the next group asked for only on AMD
+    /// cores with an L2 of at least 16 ways; groups of a quarter of L2 everywhere.
+    ///
+    /// - **AMD, L2 of 16 ways or more (Zen 5):** the next group asked for, rows copied as runs.
+    ///   B 4096 x 4096 from memory on Zen 5 (L2 1 MiB, 16 ways), side by side: 8 rows AVX-512
+    ///   F32 113-141 -> 134-155 GFLOP/s, F64 47-48 -> 65-71, AVX2 F32 92-99 -> 104-112 (the
+    ///   asking, 4096 x 64 x 4096 AVX2: F32 121 -> 134 mean, F64 62 -> 65); 64 rows 2-8%.
+    ///   Groups of half of L2 had the group and the next one's rows evict each other; an eighth
+    ///   was no better.
+    /// - **Everything else,** Intel's cores and AMD's with an 8-way L2 (Zen 3 and Zen 4): nothing
+    ///   asked ahead, eight rows at a time into each panel. The next group's rows are `kc` rows of
+    ///   B, a row apart; at a power-of-two row stride (16 KiB for 4096 F32 columns) rows eight
+    ///   apart share L2 sets, so of 512 rows asked for, an 8-way L2 keeps about the last 64 and the
+    ///   rest was fetched for nothing. On a Zen 4 (1 MiB, 8 ways), 64 x 4096 x 4096, 15 calls of
+    ///   each alternating in one process, medians, this plan against the Zen 5 one: AVX2 one thread
+    ///   F32 70.5 -> 75.9 GFLOP/s, F64 31.0 -> 32.9, two threads 109.9 -> 116.2 and 63.0 -> 66.8;
+    ///   AVX-512 one thread 73.7 -> 79.1 and 35.2 -> 37.9, two threads 143.7 -> 149.3 and 45.6 ->
+    ///   48.8 (profiled, the packing took 28% of one thread's time before and 26% after; the asking
+    ///   a further 2.5% before). On a Xeon (family 6 model 207, 2 MiB L2) the burst of prefetches
+    ///   for the next group, hundreds of lines at once, held the fill buffers the micro-kernel's
+    ///   own loads needed (7% of the time of 64 x 4096 x 4096 F64 on the prefetch instructions
+    ///   themselves). Copied row by row, the packing of 64 x 4096 x 4096 AVX2 F32 took 21% of the
+    ///   time where OpenBLAS's copy of the same B took 15% (which reads eight rows side by side,
+    ///   each as a sequential run); eight rows at a time into each panel of groups of a quarter of
+    ///   L2, against row runs in groups of an eighth, best of 12 calls alternating in one process,
+    ///   two threads: 64 x 4096 x 4096 AVX2 F32 124.8 -> 132.4 GFLOP/s (OpenBLAS 132.8), F64 61.7
+    ///   -> 64.5 (62.5), AVX-512 F32 201.5 -> 207.6, F64 102.5 -> 106.5; 24 x 4096 x 4096 F64 68.5
+    ///   -> 71.3, 96 x 4096 x 4096 F32 227.3 -> 238.4, 64 x 1024 x 1024 F32 level. The same order
+    ///   in groups of an eighth was slower than either; groups of half of L2 no better than a
+    ///   quarter.
+    pub fn for_caches(c: &cache::Caches) -> GroupPlan {
+        let streamed = c.vendor == cache::Vendor::Amd && c.l2_ways >= 16;
+        GroupPlan {
+            l2_share: 4,
+            prefetch_next: streamed,
+            row_runs: streamed,
         }
     }
 }
@@ -202,7 +208,7 @@ fn group_plan() -> GroupPlan {
     if let Some(p) = super::tests::FORCE_GROUP_PLAN.with(|f| f.get()) {
         return p;
     }
-    GroupPlan::for_vendor(cache::detect().vendor)
+    GroupPlan::for_caches(&cache::detect())
 }
 
 /// Products of at most this many rows of a B streamed from memory run as `fewmat` where the
@@ -455,7 +461,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     // group's width, where one panel at a time would read `nr` elements from each of `kc` rows
     // a whole row apart (a page apart for wide B), which the hardware prefetcher does not follow.
     // How large a group, and whether the next group's rows are asked for while this one's
-    // products run, depends on the core (`GroupPlan::for_vendor`).
+    // products run, depends on the core (`GroupPlan::for_caches`).
     let plan = group_plan();
     let group =
         (cache::detect().l2 / plan.l2_share / (nr * kc * std::mem::size_of::<T>()).max(1)).max(1);

@@ -230,8 +230,13 @@ thread_local! {
 #[test]
 fn few_row_groups_match_naive_under_every_vendor_plan() {
     use Store::*;
-    for vendor in [Vendor::Amd, Vendor::Intel] {
-        FORCE_GROUP_PLAN.with(|f| f.set(Some(GroupPlan::for_vendor(vendor))));
+    for (vendor, l2_ways) in [(Vendor::Amd, 16), (Vendor::Amd, 8), (Vendor::Intel, 16)] {
+        let caches = Caches {
+            vendor,
+            l2_ways,
+            ..DEFAULT
+        };
+        FORCE_GROUP_PLAN.with(|f| f.set(Some(GroupPlan::for_caches(&caches))));
         for kern in MicroKernel::<f32>::available() {
             // (96 rows 1300 deep: where 96 rows 512 deep would take over a quarter of L2, as
             // AVX2's F32 ones do in an L2 under 768 KiB, slices thinner than the kernel's.)
@@ -459,6 +464,7 @@ fn caches_give_block_sizes_in_whole_tiles() {
                 l2: 2 << 20,
                 l3: 105 << 20,
                 l1d_ways: 12,
+                l2_ways: 16,
                 source: "test",
                 vendor,
             },
@@ -467,6 +473,7 @@ fn caches_give_block_sizes_in_whole_tiles() {
                 l2: 64 << 10,
                 l3: 64 << 10,
                 l1d_ways: 4,
+                l2_ways: 4,
                 source: "test",
                 vendor,
             },
