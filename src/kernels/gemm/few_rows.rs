@@ -134,36 +134,27 @@ const IN_PLACE_ROWS: usize = 16;
 /// Rows of B per slice when a few-row product streams B from memory in place.
 const STREAMED_ROWS: usize = 16;
 
-/// Products of at least this many rows pack a B they stream from memory rather than read it in
-/// place (`by_columns`), by vendor. Medians of alternating runs on Zen 5, B 4096 x 4096: 8 rows
-/// on AVX-512 F32 94 -> 113 GFLOP/s, F64 45 -> 59, on AVX2 F32 +4%, F64 +12%; 16 rows on AVX-512
-/// 143 -> 185, on AVX2 level; 4 rows on AVX-512 +8% but on AVX2 -7%, so fewer rows stay in
-/// place. On a Xeon (family 6 model 207, AVX-512, two threads) the opposite: 8 x 4096 x 4096
-/// packed ran at 1.05 (F32) and 0.74 (F64) of OpenBLAS's speed, in place at 1.55-1.61 and
-/// 1.10-1.13 (medians of 20 calls alternating with OpenBLAS in one process); F64 with 16 rows
-/// 0.69 packed, 0.80 in place; with 24 rows 0.82 packed, 0.74 in place. So there products of up
-/// to 16 rows read B in place.
-pub(super) fn packed_from_memory() -> usize {
-    match cache::detect().vendor {
-        cache::Vendor::Amd => 8,
-        cache::Vendor::Intel | cache::Vendor::Other => 17,
-    }
-}
-
-/// How `by_columns` packs a B it streams: groups of panels of `1 / l2_share` of L2; with
-/// `prefetch_next`, the next group's rows asked into L2 while this group's products run; with
-/// `row_runs`, each of B's rows copied across the whole group as one run (`pack_b_panels`'s
-/// streamed order) rather than a few rows into one panel before the next.
+/// How few-row products (`by_columns`) treat B on this kind of machine (`GroupPlan::for_caches`,
+/// where the measurements behind each choice are).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct GroupPlan {
+    /// A packed B is packed in groups of panels of `1 / l2_share` of L2.
     pub l2_share: usize,
+    /// The next group's rows are asked into L2 while this group's products run.
     pub prefetch_next: bool,
+    /// Each of B's rows is copied across the whole group as one run (`pack_b_panels`'s streamed
+    /// order) rather than a few rows into one panel before the next.
     pub row_runs: bool,
+    /// From this many rows on, a B streamed from memory is packed rather than read in place.
+    pub packed_from: usize,
+    /// Up to `FEWMAT_ROWS` rows of a B streamed from memory run as `fewmat` (B streamed by rows).
+    pub fewmat: bool,
 }
 
 impl GroupPlan {
     /// The plan for a machine's caches: row runs with the next group asked for only on AMD
-    /// cores with an L2 of at least 16 ways; groups of a quarter of L2 everywhere.
+    /// cores with an L2 of at least 16 ways; groups of a quarter of L2 everywhere; B streamed
+    /// by rows, and packed from fewer rows, on AMD.
     ///
     /// - **AMD, L2 of 16 ways or more (Zen 5):** the next group asked for, rows copied as runs.
     ///   B 4096 x 4096 from memory on Zen 5 (L2 1 MiB, 16 ways), side by side: 8 rows AVX-512
@@ -192,12 +183,36 @@ impl GroupPlan {
     ///   -> 71.3, 96 x 4096 x 4096 F32 227.3 -> 238.4, 64 x 1024 x 1024 F32 level. The same order
     ///   in groups of an eighth was slower than either; groups of half of L2 no better than a
     ///   quarter.
+    ///
+    /// **`packed_from`:** 8 rows on AMD, 17 elsewhere. Medians of alternating runs on Zen 5, B 4096
+    /// x 4096: 8 rows on AVX-512 F32 94 -> 113 GFLOP/s, F64 45 -> 59, on AVX2 F32 +4%, F64 +12%; 16
+    /// rows on AVX-512 143 -> 185, on AVX2 level; 4 rows on AVX-512 +8% but on AVX2 -7%, so fewer
+    /// rows stay in place. On a Xeon (family 6 model 207, AVX-512, two threads) the opposite: 8 x
+    /// 4096 x 4096 packed ran at 1.05 (F32) and 0.74 (F64) of OpenBLAS's speed, in place at
+    /// 1.55-1.61 and 1.10-1.13 (medians of 20 calls alternating with OpenBLAS in one process); F64
+    /// with 16 rows 0.69 packed, 0.80 in place; with 24 rows 0.82 packed, 0.74 in place. So there
+    /// products of up to 16 rows read B in place.
+    ///
+    /// **`fewmat`:** on AMD. Measured on a Zen 3 (family 25 model 1, AVX2, 512 KiB L2), medians of
+    /// paired calls alternating with OpenBLAS's in one process, two threads, B 4096 x 4096, against
+    /// the packed groups (`by_columns`), 8 rows F32 0.80-0.91 -> 1.30-1.50 of OpenBLAS, F64
+    /// 0.66-0.71 -> 1.33-1.39 (one thread 1.33 and 1.12); 2, 3 and 5 rows 0.57-1.33 -> 1.07-1.47;
+    /// 12 rows F32 0.92 -> 1.54, F64 0.82 -> 0.93-0.97. 16 rows did not gain (F32 0.78-1.10 against
+    /// 0.86, F64 0.77-0.91 against 0.71, noisy), so they stay packed. Passes of 8 rows of B were
+    /// the fastest (4 rows: 1.03-1.15, 16: 0.90), and sweeps of 256 columns (128: 1.22-1.31, 512
+    /// level). On a Zen 4 (family 25 model 17, 1 MiB L2) with the AVX-512 instance, 8 rows, two
+    /// threads, F32 1.08-1.15 -> 2.00-2.12, F64 0.98-1.00 -> 1.47-1.56; one thread F32 1.16 ->
+    /// 2.37, F64 0.76 -> 1.48. On Intel the few-row slices read in place are kept: there they ran
+    /// faster than packing (`packed_from`), and this plan was not measured on one.
     pub fn for_caches(c: &cache::Caches) -> GroupPlan {
-        let streamed = c.vendor == cache::Vendor::Amd && c.l2_ways >= 16;
+        let amd = c.vendor == cache::Vendor::Amd;
+        let streamed = amd && c.l2_ways >= 16;
         GroupPlan {
             l2_share: 4,
             prefetch_next: streamed,
             row_runs: streamed,
+            packed_from: if amd { 8 } else { 17 },
+            fewmat: amd,
         }
     }
 }
@@ -212,30 +227,20 @@ fn group_plan() -> GroupPlan {
 }
 
 /// Products of at most this many rows of a B streamed from memory run as `fewmat` where the
-/// vendor's plan says so (`fewmat_here`).
+/// machine's plan says so (`GroupPlan::fewmat`).
 pub(super) const FEWMAT_ROWS: usize = 12;
 
 /// The fewest columns `fewmat` sweeps at a time, however many rows.
 const FEWMAT_MIN_COLS: usize = 256;
 
-/// Whether few-row products of a B streamed from memory run as `fewmat` on this machine (or as
-/// a test asks on its own thread). On AMD: on a Zen 3 (family 25 model 1, AVX2, 512 KiB L2),
-/// medians of paired calls alternating with OpenBLAS's in one process, two threads, B 4096 x
-/// 4096, against the packed groups (`by_columns`), 8 rows F32 0.80-0.91 -> 1.30-1.50 of
-/// OpenBLAS, F64 0.66-0.71 -> 1.33-1.39 (one thread 1.33 and 1.12); 2, 3 and 5 rows 0.57-1.33 ->
-/// 1.07-1.47; 12 rows F32 0.92 -> 1.54, F64 0.82 -> 0.93-0.97. 16 rows did not gain (F32 0.78-1.10
-/// against 0.86, F64 0.77-0.91 against 0.71, noisy), so they stay packed. Passes of 8 rows of B
-/// were the fastest (4 rows: 1.03-1.15, 16: 0.90), and sweeps of 256 columns (128: 1.22-1.31, 512
-/// level). On a Zen 4 (family 25 model 17, 1 MiB L2) with the AVX-512 instance, 8 rows, two
-/// threads, F32 1.08-1.15 -> 2.00-2.12, F64 0.98-1.00 -> 1.47-1.56; one thread F32 1.16 -> 2.37,
-/// F64 0.76 -> 1.48. On Intel the few-row slices read in place are kept: there they ran faster than
-/// packing (`packed_from_memory`), and this plan was not measured on one.
+/// Whether few-row products of a B streamed from memory run as `fewmat` on this machine
+/// (`GroupPlan::fewmat`), or as a test asks on its own thread.
 fn fewmat_here() -> bool {
     #[cfg(test)]
     if let Some(f) = super::tests::FORCE_FEWMAT.with(|f| f.get()) {
         return f;
     }
-    cache::detect().vendor == cache::Vendor::Amd
+    group_plan().fewmat
 }
 
 /// `c[m x n] = A * B` for a few rows of A and a B read in place (`simd::fewmat_body`): the
@@ -362,22 +367,22 @@ pub(super) fn by_columns<SB, T, PA, FB>(
         fewmat(f, a, own, (k, n), c, threads);
         return;
     }
-    // In place for up to two tiles of rows: packing a panel costs about as much as using it
-    // twice (the RNN program's 16 x 256 x 256 step ran 21.4 ms packed, 18.0 ms in place, side by
-    // side). With more tiles, each panel serves several, and a packed copy in L1 serves them
-    // better than rows `ldb` apart. A B streamed from memory is packed from `packed_from_memory()`
-    // rows on, which depends on the core: on Zen, packing reads each row's part of a group of
-    // panels as one run of a kilobyte or more, asked for while the previous group computes,
-    // where the tiles read a slice of rows side by side, a cache line or two of each at a time
-    // (8 x 4096 x 4096 read B at 20 GB/s so, a third of what a matrix-vector product reaches);
-    // on a Xeon the slices in place were faster than packing, by 10-50%. A B that fits in half
-    // of L2 is read in place for up to `IN_PLACE_ROWS` rows, however many tiles they are (four
-    // of AVX2's 4-row instance for 16 rows): its rows, `ldb` apart, then come from L2 at worst.
+    // In place for up to two tiles of rows: packing a panel costs about as much as using it twice
+    // (the RNN program's 16 x 256 x 256 step ran 21.4 ms packed, 18.0 ms in place, side by side).
+    // With more tiles, each panel serves several, and a packed copy in L1 serves them better than
+    // rows `ldb` apart. A B streamed from memory is packed from `GroupPlan::packed_from` rows on,
+    // which depends on the core: on Zen 5, packing read each row's part of a group of panels as
+    // one run of a kilobyte or more, asked for while the previous group computed, where the tiles
+    // read a slice of rows side by side, a cache line or two of each at a time (8 x 4096 x 4096
+    // read B at 20 GB/s so, a third of what a matrix-vector product reaches); on a Xeon the
+    // slices in place were faster than packing, by 10-50%. A B that fits in half of L2 is read in place for
+    // up to `IN_PLACE_ROWS` rows, however many tiles they are (four of AVX2's 4-row instance for 16
+    // rows): its rows, `ldb` apart, then come from L2 at worst.
     let in_l2 =
         k.saturating_mul(n).saturating_mul(std::mem::size_of::<T>()) <= cache::detect().l2 / 2;
     let direct = in_place::<SB, T>(b, bst).filter(|_| {
         (m <= 2 * mr || (m <= IN_PLACE_ROWS && in_l2))
-            && !(from_memory && m >= packed_from_memory())
+            && !(from_memory && m >= group_plan().packed_from)
     });
     let kc = match direct {
         Some(_) if from_memory => k.div_ceil(k.div_ceil(STREAMED_ROWS.min(kc))),

@@ -208,114 +208,77 @@ kernel_pair!(
     "avx512f"
 );
 
-/// # Safety
-/// AVX2 and FMA must be available; pointers as for `vecmat_body`.
-#[target_feature(enable = "avx2,fma")]
-pub unsafe fn avx2_vecmat<S: Simd>(
-    k: usize,
-    x: *const S::E,
-    b: *const S::E,
-    ldb: usize,
-    y: *mut S::E,
-    n: usize,
-    acc: bool,
-) where
-    S::E: super::ScalarOps,
-{
-    unsafe { super::vecmat_body::<S, 8>(k, x, b, ldb, y, n, acc) }
-}
-/// # Safety
-/// AVX-512F must be available; pointers as for `vecmat_body`.
-#[target_feature(enable = "avx512f")]
-pub unsafe fn avx512_vecmat<S: Simd>(
-    k: usize,
-    x: *const S::E,
-    b: *const S::E,
-    ldb: usize,
-    y: *mut S::E,
-    n: usize,
-    acc: bool,
-) where
-    S::E: super::ScalarOps,
-{
-    unsafe { super::vecmat_body::<S, 8>(k, x, b, ldb, y, n, acc) }
-}
-
-/// # Safety
-/// AVX2 and FMA must be available; pointers as for `fewmat_body`.
-#[target_feature(enable = "avx2,fma")]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn avx2_fewmat<S: Simd>(
-    groups: usize,
-    k: usize,
-    x: *const S::E,
-    ldx: usize,
-    b: *const S::E,
-    ldb: usize,
-    y: *mut S::E,
-    ldy: usize,
-    n: usize,
-    acc: bool,
-) where
-    S::E: super::ScalarOps,
-{
-    unsafe { super::fewmat_body::<S, FEWMAT_R>(groups, k, x, ldx, b, ldb, y, ldy, n, acc) }
+/// One body compiled twice, for AVX2+FMA (`$avx2`) and for AVX-512F (`$avx512`): the
+/// instruction set is the only difference between the two.
+macro_rules! both_levels {
+    (
+        $(#[$m:meta])*
+        $avx2:ident, $avx512:ident [$($gen:tt)*] ($($a:ident: $t:ty),* $(,)?)
+            = $body:ident [$($ba:tt)*]
+    ) => {
+        /// # Safety
+        #[doc = concat!(
+            "AVX2 and FMA must be available; pointers as for `", stringify!($body), "`."
+        )]
+        $(#[$m])*
+        #[target_feature(enable = "avx2,fma")]
+        pub unsafe fn $avx2<$($gen)*>($($a: $t),*)
+        where
+            S::E: super::ScalarOps,
+        {
+            unsafe { super::$body::<$($ba)*>($($a),*) }
+        }
+        /// # Safety
+        #[doc = concat!(
+            "AVX-512F must be available; pointers as for `", stringify!($body), "`."
+        )]
+        $(#[$m])*
+        #[target_feature(enable = "avx512f")]
+        pub unsafe fn $avx512<$($gen)*>($($a: $t),*)
+        where
+            S::E: super::ScalarOps,
+        {
+            unsafe { super::$body::<$($ba)*>($($a),*) }
+        }
+    };
 }
 
-/// # Safety
-/// AVX-512F must be available; pointers as for `fewmat_body`.
-#[target_feature(enable = "avx512f")]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn avx512_fewmat<S: Simd>(
-    groups: usize,
-    k: usize,
-    x: *const S::E,
-    ldx: usize,
-    b: *const S::E,
-    ldb: usize,
-    y: *mut S::E,
-    ldy: usize,
-    n: usize,
-    acc: bool,
-) where
-    S::E: super::ScalarOps,
-{
-    unsafe { super::fewmat_body::<S, FEWMAT_R>(groups, k, x, ldx, b, ldb, y, ldy, n, acc) }
-}
+both_levels!(
+    avx2_vecmat, avx512_vecmat [S: Simd]
+    (k: usize, x: *const S::E, b: *const S::E, ldb: usize, y: *mut S::E, n: usize, acc: bool)
+        = vecmat_body [S, 8]
+);
+
+both_levels!(
+    #[allow(clippy::too_many_arguments)]
+    avx2_fewmat, avx512_fewmat [S: Simd]
+    (
+        groups: usize,
+        k: usize,
+        x: *const S::E,
+        ldx: usize,
+        b: *const S::E,
+        ldb: usize,
+        y: *mut S::E,
+        ldy: usize,
+        n: usize,
+        acc: bool,
+    ) = fewmat_body [S, FEWMAT_R]
+);
 
 /// Rows of B per pass of `avx2_fewmat`: eight sequential streams. (On a Zen 3, 8 x 4096 x
 /// 4096 against OpenBLAS, paired: 4 rows 1.03-1.15, 8 rows 1.38-1.50, 16 rows 0.90.)
 pub const FEWMAT_R: usize = 8;
 
-/// # Safety
-/// AVX2 and FMA must be available; pointers as for `rowdot_body`.
-#[target_feature(enable = "avx2,fma")]
-pub unsafe fn avx2_rowdot<S: Simd, const R: usize, const NN: usize>(
-    k: usize,
-    a: *const S::E,
-    lda: usize,
-    bt: *const S::E,
-    ldb: usize,
-    c: *mut S::E,
-    ldc: usize,
-) where
-    S::E: super::ScalarOps,
-{
-    unsafe { super::rowdot_body::<S, R, NN>(k, a, lda, bt, ldb, c, ldc) }
-}
-/// # Safety
-/// AVX-512F must be available; pointers as for `rowdot_body`.
-#[target_feature(enable = "avx512f")]
-pub unsafe fn avx512_rowdot<S: Simd, const R: usize, const NN: usize>(
-    k: usize,
-    a: *const S::E,
-    lda: usize,
-    bt: *const S::E,
-    ldb: usize,
-    c: *mut S::E,
-    ldc: usize,
-) where
-    S::E: super::ScalarOps,
-{
-    unsafe { super::rowdot_body::<S, R, NN>(k, a, lda, bt, ldb, c, ldc) }
-}
+both_levels!(
+    avx2_rowdot, avx512_rowdot [S: Simd, const R: usize, const NN: usize]
+    (
+        k: usize,
+        a: *const S::E,
+        lda: usize,
+        bt: *const S::E,
+        ldb: usize,
+        c: *mut S::E,
+        ldc: usize,
+    ) = rowdot_body [S, R, NN]
+);
