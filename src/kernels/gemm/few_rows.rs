@@ -233,14 +233,14 @@ pub(super) const FEWMAT_ROWS: usize = 12;
 /// The fewest columns `fewmat` sweeps at a time, however many rows.
 const FEWMAT_MIN_COLS: usize = 256;
 
-/// Whether few-row products of a B streamed from memory run as `fewmat` on this machine
-/// (`GroupPlan::fewmat`), or as a test asks on its own thread.
-fn fewmat_here() -> bool {
+/// Whether few-row products of a B streamed from memory run as `fewmat` under `plan`, or as a
+/// test asks on its own thread.
+fn fewmat_here(plan: &GroupPlan) -> bool {
     #[cfg(test)]
     if let Some(f) = super::tests::FORCE_FEWMAT.with(|f| f.get()) {
         return f;
     }
-    group_plan().fewmat
+    plan.fewmat
 }
 
 /// `c[m x n] = A * B` for a few rows of A and a B read in place (`simd::fewmat_body`): the
@@ -352,6 +352,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     let panels = n.div_ceil(nr);
     let tasks = threads.min(panels);
     let shared = SharedMut(c.as_mut_ptr().cast::<T>());
+    let plan = group_plan();
     // Read in place from memory (B larger than half of L3), B streams best a few rows at a time:
     // the panels of one slice of rows are visited left to right, so each of its rows is read as
     // one sequential run. From cache, the usual slices pay less per call.
@@ -362,7 +363,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     if let (Some(f), Some(own)) = (kern.fewmat, in_place::<SB, T>(b, bst))
         && from_memory
         && (2..=FEWMAT_ROWS).contains(&m)
-        && fewmat_here()
+        && fewmat_here(&plan)
     {
         fewmat(f, a, own, (k, n), c, threads);
         return;
@@ -371,18 +372,17 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     // (the RNN program's 16 x 256 x 256 step ran 21.4 ms packed, 18.0 ms in place, side by side).
     // With more tiles, each panel serves several, and a packed copy in L1 serves them better than
     // rows `ldb` apart. A B streamed from memory is packed from `GroupPlan::packed_from` rows on,
-    // which depends on the core: on Zen 5, packing read each row's part of a group of panels as
-    // one run of a kilobyte or more, asked for while the previous group computed, where the tiles
-    // read a slice of rows side by side, a cache line or two of each at a time (8 x 4096 x 4096
-    // read B at 20 GB/s so, a third of what a matrix-vector product reaches); on a Xeon the
-    // slices in place were faster than packing, by 10-50%. A B that fits in half of L2 is read in place for
+    // which depends on the core: on Zen 5, packing read each row's part of a group of panels as one
+    // run of a kilobyte or more, asked for while the previous group computed, where the tiles read
+    // a slice of rows side by side, a cache line or two of each at a time (8 x 4096 x 4096 read B
+    // at 20 GB/s so, a third of what a matrix-vector product reaches); on a Xeon the slices in
+    // place were faster than packing, by 10-50%. A B that fits in half of L2 is read in place for
     // up to `IN_PLACE_ROWS` rows, however many tiles they are (four of AVX2's 4-row instance for 16
     // rows): its rows, `ldb` apart, then come from L2 at worst.
     let in_l2 =
         k.saturating_mul(n).saturating_mul(std::mem::size_of::<T>()) <= cache::detect().l2 / 2;
     let direct = in_place::<SB, T>(b, bst).filter(|_| {
-        (m <= 2 * mr || (m <= IN_PLACE_ROWS && in_l2))
-            && !(from_memory && m >= group_plan().packed_from)
+        (m <= 2 * mr || (m <= IN_PLACE_ROWS && in_l2)) && !(from_memory && m >= plan.packed_from)
     });
     let kc = match direct {
         Some(_) if from_memory => k.div_ceil(k.div_ceil(STREAMED_ROWS.min(kc))),
@@ -467,7 +467,6 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     // a whole row apart (a page apart for wide B), which the hardware prefetcher does not follow.
     // How large a group, and whether the next group's rows are asked for while this one's
     // products run, depends on the core (`GroupPlan::for_caches`).
-    let plan = group_plan();
     let group =
         (cache::detect().l2 / plan.l2_share / (nr * kc * std::mem::size_of::<T>()).max(1)).max(1);
     let task = |t: usize| {

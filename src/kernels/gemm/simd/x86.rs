@@ -208,33 +208,21 @@ kernel_pair!(
     "avx512f"
 );
 
-/// One body compiled twice, for AVX2+FMA (`$avx2`) and for AVX-512F (`$avx512`): the
-/// instruction set is the only difference between the two.
+/// One body compiled for each instruction set (`$name` with target features `$features`): the
+/// features are the only difference between the copies.
 macro_rules! both_levels {
-    (
-        $(#[$m:meta])*
-        $avx2:ident, $avx512:ident [$($gen:tt)*] ($($a:ident: $t:ty),* $(,)?)
-            = $body:ident [$($ba:tt)*]
-    ) => {
+    ($($name:ident = $features:literal),+; $gen:tt $args:tt = $body:ident $body_args:tt) => {
+        $(both_levels!(@one $name $features $gen $args $body $body_args);)+
+    };
+    (@one $name:ident $features:literal [$($gen:tt)*] ($($a:ident: $t:ty),* $(,)?)
+        $body:ident [$($ba:tt)*]) => {
         /// # Safety
         #[doc = concat!(
-            "AVX2 and FMA must be available; pointers as for `", stringify!($body), "`."
+            "The CPU must have ", $features, "; pointers as for `", stringify!($body), "`."
         )]
-        $(#[$m])*
-        #[target_feature(enable = "avx2,fma")]
-        pub unsafe fn $avx2<$($gen)*>($($a: $t),*)
-        where
-            S::E: super::ScalarOps,
-        {
-            unsafe { super::$body::<$($ba)*>($($a),*) }
-        }
-        /// # Safety
-        #[doc = concat!(
-            "AVX-512F must be available; pointers as for `", stringify!($body), "`."
-        )]
-        $(#[$m])*
-        #[target_feature(enable = "avx512f")]
-        pub unsafe fn $avx512<$($gen)*>($($a: $t),*)
+        #[target_feature(enable = $features)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $name<$($gen)*>($($a: $t),*)
         where
             S::E: super::ScalarOps,
         {
@@ -244,14 +232,13 @@ macro_rules! both_levels {
 }
 
 both_levels!(
-    avx2_vecmat, avx512_vecmat [S: Simd]
+    avx2_vecmat = "avx2,fma", avx512_vecmat = "avx512f"; [S: Simd]
     (k: usize, x: *const S::E, b: *const S::E, ldb: usize, y: *mut S::E, n: usize, acc: bool)
         = vecmat_body [S, 8]
 );
 
 both_levels!(
-    #[allow(clippy::too_many_arguments)]
-    avx2_fewmat, avx512_fewmat [S: Simd]
+    avx2_fewmat = "avx2,fma", avx512_fewmat = "avx512f"; [S: Simd]
     (
         groups: usize,
         k: usize,
@@ -271,7 +258,7 @@ both_levels!(
 pub const FEWMAT_R: usize = 8;
 
 both_levels!(
-    avx2_rowdot, avx512_rowdot [S: Simd, const R: usize, const NN: usize]
+    avx2_rowdot = "avx2,fma", avx512_rowdot = "avx512f"; [S: Simd, const R: usize, const NN: usize]
     (
         k: usize,
         a: *const S::E,
