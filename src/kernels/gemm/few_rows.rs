@@ -152,37 +152,48 @@ pub(super) struct GroupPlan {
 }
 
 impl GroupPlan {
-    /// The plan for a machine's caches: row runs with the next group asked for only on AMD
-    /// cores with an L2 of at least 16 ways; groups of a quarter of L2 everywhere; B streamed
-    /// by rows, and packed from fewer rows, on AMD.
+    /// The plan for a machine's caches and a kernel whose panels are `nr` accumulators of
+    /// `elem` bytes wide: row runs with the next group asked for only for 4-byte accumulators
+    /// in panels of one cache line a row (the AVX2 kernel's F32) on AMD cores with an L2 of at
+    /// least 16 ways; groups of a quarter of L2 everywhere; B streamed by rows, and packed from
+    /// fewer rows, on AMD.
     ///
-    /// - **AMD, L2 of 16 ways or more (Zen 5):** the next group asked for, rows copied as runs.
-    ///   B 4096 x 4096 from memory on Zen 5 (L2 1 MiB, 16 ways), side by side: 8 rows AVX-512
-    ///   F32 113-141 -> 134-155 GFLOP/s, F64 47-48 -> 65-71, AVX2 F32 92-99 -> 104-112 (the
-    ///   asking, 4096 x 64 x 4096 AVX2: F32 121 -> 134 mean, F64 62 -> 65); 64 rows 2-8%.
+    /// - **AMD, L2 of 16 ways or more (Zen 5), F32 in 64-byte panel rows:** the next group asked
+    ///   for, rows copied as runs. On a Zen 5 (family 26 model 2, 1 MiB L2, 16 ways) on
+    ///   2026-12-02, B 4096 x 4096 from memory, 9-21 calls of each variant alternating in one
+    ///   process, medians, against eight-row strips with nothing asked ahead: AVX2 F32 one thread
+    ///   64 rows 87.8-90.4 -> 91.4-93.5 GFLOP/s, 16 rows 49.7 -> 53.4, 32 rows 57.6 -> 61.1, two
+    ///   threads 64 rows 137.5-178.3 -> 140.9-182.3 (without the asking, runs alone gave 51.3 and
+    ///   55.8 at 16 and 32 rows). Everywhere else on that core the strips were ahead: AVX2 F64 one
+    ///   thread 64 rows 34.8-42.2 -> 37.8-44.1, 32 rows 28.0 -> 29.3; AVX-512 F32 one thread 64
+    ///   rows 127.9-150.6 -> 136.1-155.5, 32 rows 97.3 -> 105.0, F64 61.6-70.8 -> 64.3-76.5, two
+    ///   threads F64 114.0-132.7 -> 125.5-143.7 (96 rows within 3% either way). That core's
+    ///   earlier measurement (2026-11-28, before the packing asked for its own rows
+    ///   `PREFETCH_ROWS` ahead and before the strips) had the runs ahead on every kernel: 8 rows
+    ///   AVX-512 F32 113-141 -> 134-155 GFLOP/s, F64 47-48 -> 65-71, AVX2 F32 92-99 -> 104-112.
     ///   Groups of half of L2 had the group and the next one's rows evict each other; an eighth
     ///   was no better.
-    /// - **Everything else,** Intel's cores and AMD's with an 8-way L2 (Zen 3 and Zen 4): nothing
-    ///   asked ahead, eight rows at a time into each panel. The next group's rows are `kc` rows of
-    ///   B, a row apart; at a power-of-two row stride (16 KiB for 4096 F32 columns) rows eight
-    ///   apart share L2 sets, so of 512 rows asked for, an 8-way L2 keeps about the last 64 and the
-    ///   rest was fetched for nothing. On a Zen 4 (1 MiB, 8 ways), 64 x 4096 x 4096, 15 calls of
-    ///   each alternating in one process, medians, this plan against the Zen 5 one: AVX2 one thread
-    ///   F32 70.5 -> 75.9 GFLOP/s, F64 31.0 -> 32.9, two threads 109.9 -> 116.2 and 63.0 -> 66.8;
-    ///   AVX-512 one thread 73.7 -> 79.1 and 35.2 -> 37.9, two threads 143.7 -> 149.3 and 45.6 ->
-    ///   48.8 (profiled, the packing took 28% of one thread's time before and 26% after; the asking
-    ///   a further 2.5% before). On a Xeon (family 6 model 207, 2 MiB L2) the burst of prefetches
-    ///   for the next group, hundreds of lines at once, held the fill buffers the micro-kernel's
-    ///   own loads needed (7% of the time of 64 x 4096 x 4096 F64 on the prefetch instructions
-    ///   themselves). Copied row by row, the packing of 64 x 4096 x 4096 AVX2 F32 took 21% of the
-    ///   time where OpenBLAS's copy of the same B took 15% (which reads eight rows side by side,
-    ///   each as a sequential run); eight rows at a time into each panel of groups of a quarter of
-    ///   L2, against row runs in groups of an eighth, best of 12 calls alternating in one process,
-    ///   two threads: 64 x 4096 x 4096 AVX2 F32 124.8 -> 132.4 GFLOP/s (OpenBLAS 132.8), F64 61.7
-    ///   -> 64.5 (62.5), AVX-512 F32 201.5 -> 207.6, F64 102.5 -> 106.5; 24 x 4096 x 4096 F64 68.5
-    ///   -> 71.3, 96 x 4096 x 4096 F32 227.3 -> 238.4, 64 x 1024 x 1024 F32 level. The same order
-    ///   in groups of an eighth was slower than either; groups of half of L2 no better than a
-    ///   quarter.
+    /// - **Everything else,** Intel's cores, AMD's with an 8-way L2 (Zen 3 and Zen 4), and other
+    ///   kernels and types on Zen 5: nothing asked ahead, eight rows at a time into each panel. The
+    ///   next group's rows are `kc` rows of B, a row apart; at a power-of-two row stride (16 KiB
+    ///   for 4096 F32 columns) rows eight apart share L2 sets, so of 512 rows asked for, an 8-way
+    ///   L2 keeps about the last 64 and the rest was fetched for nothing. On a Zen 4 (1 MiB, 8
+    ///   ways), 64 x 4096 x 4096, 15 calls of each alternating in one process, medians, this plan
+    ///   against the Zen 5 one: AVX2 one thread F32 70.5 -> 75.9 GFLOP/s, F64 31.0 -> 32.9, two
+    ///   threads 109.9 -> 116.2 and 63.0 -> 66.8; AVX-512 one thread 73.7 -> 79.1 and 35.2 -> 37.9,
+    ///   two threads 143.7 -> 149.3 and 45.6 -> 48.8 (profiled, the packing took 28% of one
+    ///   thread's time before and 26% after; the asking a further 2.5% before). On a Xeon (family 6
+    ///   model 207, 2 MiB L2) the burst of prefetches for the next group, hundreds of lines at
+    ///   once, held the fill buffers the micro-kernel's own loads needed (7% of the time of 64 x
+    ///   4096 x 4096 F64 on the prefetch instructions themselves). Copied row by row, the packing
+    ///   of 64 x 4096 x 4096 AVX2 F32 took 21% of the time where OpenBLAS's copy of the same B took
+    ///   15% (which reads eight rows side by side, each as a sequential run); eight rows at a time
+    ///   into each panel of groups of a quarter of L2, against row runs in groups of an eighth,
+    ///   best of 12 calls alternating in one process, two threads: 64 x 4096 x 4096 AVX2 F32 124.8
+    ///   -> 132.4 GFLOP/s (OpenBLAS 132.8), F64 61.7 -> 64.5 (62.5), AVX-512 F32 201.5 -> 207.6,
+    ///   F64 102.5 -> 106.5; 24 x 4096 x 4096 F64 68.5 -> 71.3, 96 x 4096 x 4096 F32 227.3 ->
+    ///   238.4, 64 x 1024 x 1024 F32 level. The same order in groups of an eighth was slower than
+    ///   either; groups of half of L2 no better than a quarter.
     ///
     /// **`packed_from`:** 8 rows on AMD, 17 elsewhere. Medians of alternating runs on Zen 5, B 4096
     /// x 4096: 8 rows on AVX-512 F32 94 -> 113 GFLOP/s, F64 45 -> 59, on AVX2 F32 +4%, F64 +12%; 16
@@ -204,9 +215,9 @@ impl GroupPlan {
     /// threads, F32 1.08-1.15 -> 2.00-2.12, F64 0.98-1.00 -> 1.47-1.56; one thread F32 1.16 ->
     /// 2.37, F64 0.76 -> 1.48. On Intel the few-row slices read in place are kept: there they ran
     /// faster than packing (`packed_from`), and this plan was not measured on one.
-    pub fn for_caches(c: &cache::Caches) -> GroupPlan {
+    pub fn for_caches(c: &cache::Caches, elem: usize, nr: usize) -> GroupPlan {
         let amd = c.vendor == cache::Vendor::Amd;
-        let streamed = amd && c.l2_ways >= 16;
+        let streamed = amd && c.l2_ways >= 16 && elem == 4 && nr * elem <= 64;
         GroupPlan {
             l2_share: 4,
             prefetch_next: streamed,
@@ -217,13 +228,14 @@ impl GroupPlan {
     }
 }
 
-/// This machine's `GroupPlan`, or the one a test asks for on its own thread.
-fn group_plan() -> GroupPlan {
+/// This machine's `GroupPlan` for a kernel with panels `nr` accumulators of `elem` bytes wide,
+/// or the one a test asks for on its own thread.
+fn group_plan(elem: usize, nr: usize) -> GroupPlan {
     #[cfg(test)]
     if let Some(p) = super::tests::FORCE_GROUP_PLAN.with(|f| f.get()) {
         return p;
     }
-    GroupPlan::for_caches(&cache::detect())
+    GroupPlan::for_caches(&cache::detect(), elem, nr)
 }
 
 /// Products of at most this many rows of a B streamed from memory run as `fewmat` where the
@@ -352,7 +364,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     let panels = n.div_ceil(nr);
     let tasks = threads.min(panels);
     let shared = SharedMut(c.as_mut_ptr().cast::<T>());
-    let plan = group_plan();
+    let plan = group_plan(std::mem::size_of::<T>(), nr);
     // Read in place from memory (B larger than half of L3), B streams best a few rows at a time:
     // the panels of one slice of rows are visited left to right, so each of its rows is read as
     // one sequential run. From cache, the usual slices pay less per call.

@@ -10,8 +10,9 @@ thread_local! {
 }
 
 /// Few-row products packing B a group of panels at a time, under the plan of each kind of cache (an
-/// AMD L2 of 16 ways: the next group asked for and B copied in row runs; of 8 ways, and Intel's:
-/// neither): several groups and a partial last one, a partial last panel, several slices of k, B in
+/// AMD L2 of 16 ways, of 8 ways, Intel's) for each kernel, and with both orders of copying B
+/// (row runs with the next group asked for, and eight-row strips with nothing asked ahead) forced
+/// on each: several groups and a partial last one, a partial last panel, several slices of k, B in
 /// place, transposed and converted, on every kernel this machine runs.
 #[test]
 fn few_row_groups_match_naive_under_every_group_plan() {
@@ -22,23 +23,54 @@ fn few_row_groups_match_naive_under_every_group_plan() {
             l2_ways,
             ..DEFAULT
         };
-        FORCE_GROUP_PLAN.with(|f| f.set(Some(GroupPlan::for_caches(&caches))));
         for kern in MicroKernel::<f32>::available() {
-            // (96 rows 1300 deep: where 96 rows 512 deep would take over a quarter of L2, as
-            // AVX2's F32 ones do in an L2 under 768 KiB, slices thinner than the kernel's.)
-            for shape in [
-                (20, 1100, 300),
-                (64, 40 * kern.nr + 3, 700),
-                (90, 2100, 65),
-                (96, 9 * kern.nr + 5, 1300),
-            ] {
-                for sb in [RowMajor, ColMajor, Converted] {
-                    check_plan(&kern, shape, RowMajor, sb);
+            let own = GroupPlan::for_caches(&caches, 4, kern.nr);
+            for streamed in [own.row_runs, !own.row_runs] {
+                let plan = GroupPlan {
+                    prefetch_next: streamed,
+                    row_runs: streamed,
+                    ..own
+                };
+                FORCE_GROUP_PLAN.with(|f| f.set(Some(plan)));
+                // (96 rows 1300 deep: where 96 rows 512 deep would take over a quarter of L2, as
+                // AVX2's F32 ones do in an L2 under 768 KiB, slices thinner than the kernel's.)
+                for shape in [
+                    (20, 1100, 300),
+                    (64, 40 * kern.nr + 3, 700),
+                    (90, 2100, 65),
+                    (96, 9 * kern.nr + 5, 1300),
+                ] {
+                    for sb in [RowMajor, ColMajor, Converted] {
+                        check_plan(&kern, shape, RowMajor, sb);
+                    }
                 }
             }
         }
     }
     FORCE_GROUP_PLAN.with(|f| f.set(None));
+}
+
+/// Which few-row products copy B in row runs with the next group asked for: 4-byte accumulators
+/// in 64-byte panel rows (AVX2's F32) on an AMD L2 of 16 ways, as measured on a Zen 5; F64, the
+/// 512-bit kernels' panels, an 8-way L2 and Intel's take the strips.
+#[test]
+fn few_row_plans_stream_only_f32_in_one_line_panels_on_a_16_way_amd_l2() {
+    let plan = |vendor, l2_ways, elem, nr| {
+        let c = Caches {
+            vendor,
+            l2_ways,
+            ..DEFAULT
+        };
+        let p = GroupPlan::for_caches(&c, elem, nr);
+        assert_eq!(p.row_runs, p.prefetch_next);
+        p.row_runs
+    };
+    assert!(plan(Vendor::Amd, 16, 4, 16));
+    assert!(!plan(Vendor::Amd, 16, 4, 32));
+    assert!(!plan(Vendor::Amd, 16, 8, 8));
+    assert!(!plan(Vendor::Amd, 16, 8, 16));
+    assert!(!plan(Vendor::Amd, 8, 4, 16));
+    assert!(!plan(Vendor::Intel, 16, 4, 16));
 }
 
 /// All of a few-row product's A packed next to B's groups: a quarter of L2 at most (or 64
