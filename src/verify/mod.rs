@@ -462,66 +462,7 @@ pub fn same_dims(like: &ArrayShape, ty: ElementType) -> Shape {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_CALL_DEPTH, parse_and_verify};
-    use crate::eval::{RunOptions, run};
-    use crate::literal::Literal;
-
-    /// A chain of `n` computations, each calling the one before it `how`: by `call`, as a `while`
-    /// body (one trip), or as a `conditional` branch.
-    fn chain(n: usize, how: &str) -> String {
-        let mut s = String::from("HloModule chain\n\nc0 {\n  ROOT p = s32[] parameter(0)\n}\n\n");
-        for i in 1..n {
-            let prev = i - 1;
-            let body = match how {
-                "call" => format!("  ROOT r = s32[] call(p), to_apply=c{prev}\n"),
-                "while" => format!(
-                    "  t = (s32[]) tuple(p)\n  w = (s32[]) while(t), condition=never, body=b{i}\n  ROOT r = s32[] get-tuple-element(w), index=0\n"
-                ),
-                _ => format!(
-                    "  k = s32[] constant(0)\n  ROOT r = s32[] conditional(k, p), branch_computations={{c{prev}}}\n"
-                ),
-            };
-            if how == "while" {
-                // One body per link, calling the previous link's computation.
-                s.push_str(&format!(
-                    "b{i} {{\n  q = (s32[]) parameter(0)\n  x = s32[] get-tuple-element(q), index=0\n  y = s32[] call(x), to_apply=c{prev}\n  ROOT t = (s32[]) tuple(y)\n}}\n\n"
-                ));
-            }
-            s.push_str(&format!("c{i} {{\n  p = s32[] parameter(0)\n{body}}}\n\n"));
-        }
-        if how == "while" {
-            // `never` must come before its first use.
-            s = s.replacen(
-                "c0 {",
-                "never {\n  q = (s32[]) parameter(0)\n  ROOT f = pred[] constant(false)\n}\n\nc0 {",
-                1,
-            );
-        }
-        let last = n - 1;
-        s.push_str(&format!(
-            "ENTRY e {{\n  a = s32[] parameter(0)\n  ROOT r = s32[] call(a), to_apply=c{last}\n}}\n"
-        ));
-        s
-    }
-
-    #[test]
-    fn twenty_thousand_nested_calls_are_refused_not_a_stack_overflow() {
-        for how in ["call", "while", "conditional"] {
-            let e = parse_and_verify(&chain(20_000, how)).expect_err(how);
-            assert_eq!(e.rule.as_deref(), Some("module.call_depth"), "{how}: {e}");
-            assert!(e.location.is_some(), "{e}");
-        }
-    }
-
-    #[test]
-    fn the_deepest_allowed_chain_runs() {
-        // The ENTRY adds one level to the chain's own depth.
-        let m = parse_and_verify(&chain(MAX_CALL_DEPTH - 1, "call")).unwrap();
-        let out = run(&m, vec![Literal::scalar(7i32)], &RunOptions::default()).unwrap();
-        assert_eq!(out.result, Literal::scalar(7i32));
-        let e = parse_and_verify(&chain(MAX_CALL_DEPTH, "call")).unwrap_err();
-        assert_eq!(e.rule.as_deref(), Some("module.call_depth"), "{e}");
-    }
+    use super::parse_and_verify;
 
     /// Attribute values at the edge of `i64`: each module must be refused with a rule, never
     /// accepted with a wrapped size and never a panic (debug builds check overflow, release
@@ -582,50 +523,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn the_run_supplies_the_replica_count_the_header_omits() {
-        use super::{Options, parse_and_verify_with};
-        use crate::eval::run_replicated;
-        let text = "HloModule pmap\nadd {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT c = s32[] add(a, b)\n}\nENTRY e {\n  x = s32[] parameter(0)\n  ROOT r = s32[] all-reduce(x), replica_groups={{0,1,2,3}}, to_apply=add\n}\n";
-        let for_run = |n| Options {
-            replicas: Some(n),
-            ..Options::default()
-        };
-        // Without a count, one replica: replica 1 does not exist.
-        let e = parse_and_verify(text).unwrap_err();
-        assert_eq!(e.rule.as_deref(), Some("collective.replica_groups"), "{e}");
-        let m = parse_and_verify_with(text, &for_run(4)).unwrap();
-        assert_eq!(m.replicas(), 4);
-        let args = (1i16..=4)
-            .map(|i| vec![Literal::scalar(i32::from(i))])
-            .collect();
-        let outs = run_replicated(&m, args, &RunOptions::default()).unwrap();
-        assert!(outs.iter().all(|o| o.result == Literal::scalar(10i32)));
-        // A module verified for 4 replicas cannot run as 2.
-        let e = run_replicated(
-            &m,
-            vec![vec![Literal::scalar(1i32)]; 2],
-            &RunOptions::default(),
-        )
-        .unwrap_err();
-        assert_eq!(e.rule.as_deref(), Some("run.replicas"), "{e}");
-        // A header that names a count must agree with the run.
-        let with_header = text.replace("HloModule pmap", "HloModule pmap, replica_count=4");
-        assert!(parse_and_verify_with(&with_header, &for_run(4)).is_ok());
-        let e = parse_and_verify_with(&with_header, &for_run(2)).unwrap_err();
-        assert_eq!(e.rule.as_deref(), Some("run.replicas"), "{e}");
-        // And a header's count is the run's when the run gives none.
-        let m = parse_and_verify(&with_header).unwrap();
-        assert_eq!(m.replicas(), 4);
-        let e = run_replicated(
-            &m,
-            vec![vec![Literal::scalar(1i32)]],
-            &RunOptions::default(),
-        )
-        .unwrap_err();
-        assert_eq!(e.rule.as_deref(), Some("run.replicas"), "{e}");
     }
 
     #[test]
