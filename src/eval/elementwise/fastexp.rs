@@ -31,20 +31,24 @@ pub(super) const SHIFT: f64 = 6_755_399_441_055_744.0;
 /// powers `r^2`, `r^4`, `r^8` alongside.
 ///
 /// Why not Horner's rule: its thirteen dependent multiply-adds made the vectorised loop wait on
-/// their latency (Rust does not fuse them, so each step is a multiply then an add); this chain is
-/// four steps deep. The rounding differs from Horner's by an F64 ulp or two, far inside what
-/// the F32 results allow (the tests hold them to libm).
+/// their latency; this chain is four steps deep. The rounding differs from Horner's by an F64
+/// ulp or two, far inside what the F32 results allow (the tests hold them to libm).
+///
+/// Each step is a fused multiply-add (`mul_add`, one rounding): the AVX2 and AVX-512 copies of
+/// the element loops, whose CPUs all have FMA, run it as one instruction (on a Xeon, AVX-512,
+/// from L1: 0.91 -> 0.64 ns an element for `exp`); the baseline copy calls libm's `fma`, slower
+/// but correctly rounded too, so every copy still gives the same bits.
 #[inline(always)]
 fn estrin14(r: f64, c: &[f64; 14]) -> f64 {
     let r2 = r * r;
     let r4 = r2 * r2;
     let r8 = r4 * r4;
-    let q = |i: usize| c[i] + c[i + 1] * r;
-    let s0 = q(0) + q(2) * r2;
-    let s1 = q(4) + q(6) * r2;
-    let s2 = q(8) + q(10) * r2;
+    let q = |i: usize| c[i + 1].mul_add(r, c[i]);
+    let s0 = q(2).mul_add(r2, q(0));
+    let s1 = q(6).mul_add(r2, q(4));
+    let s2 = q(10).mul_add(r2, q(8));
     let s3 = q(12);
-    (s0 + s1 * r4) + (s2 + s3 * r4) * r8
+    s3.mul_add(r4, s2).mul_add(r8, s1.mul_add(r4, s0))
 }
 
 /// `x = k ln 2 + r` for an argument from F32's range, clamped to [-150, 150]: `(r, 2^k)`, with
@@ -55,9 +59,9 @@ fn estrin14(r: f64, c: &[f64; 14]) -> f64 {
 #[inline(always)]
 fn reduce(x: f64) -> (f64, f64) {
     let c = x.clamp(-150.0, 150.0);
-    let shifted = c * LOG2_E + SHIFT;
+    let shifted = c.mul_add(LOG2_E, SHIFT);
     let k = shifted - SHIFT;
-    let r = (c - k * LN2_HI) - k * LN2_LO;
+    let r = (-k).mul_add(LN2_LO, (-k).mul_add(LN2_HI, c));
     let ki = shifted.to_bits().wrapping_sub(SHIFT.to_bits());
     (r, f64::from_bits(ki.wrapping_add(1023) << 52))
 }
