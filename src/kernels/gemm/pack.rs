@@ -117,6 +117,42 @@ fn transpose_f32_quads<const H: usize>(
     assert!(H.is_multiple_of(2) && dj >= H && rows.iter().all(|r| r.len() >= full));
     assert!(full == 0 || dst.len() >= (full - 1) * dj + H);
     let quads = H / 4 * 4;
+    if H == 6 && dj == 6 {
+        // AVX2's six-row panel: four columns of it are 24 contiguous floats, so each group of
+        // four columns goes out as six whole 16-byte stores, where the two-row remainder below
+        // stored 8 bytes at a time between the four-row stores. AVX2, one thread, 256^3 F32,
+        // against the loop below in one process: 1.5-3% faster on Zen 5; on a Xeon (family 6,
+        // model 167) best of 21 calls 79.5-80.8 -> 81.4-82.6 GFLOP/s, three runs alternating.
+        for j in (0..full).step_by(4) {
+            // SAFETY: rows 0..6 hold columns j..j+4 (j + 4 <= full <= their length); dst holds
+            // j * 6 + 24 = (j + 3) * dj + H <= (full - 1) * dj + H elements (asserted).
+            unsafe {
+                let r0 = _mm_loadu_ps(rows[0].as_ptr().add(j));
+                let r1 = _mm_loadu_ps(rows[1].as_ptr().add(j));
+                let r2 = _mm_loadu_ps(rows[2].as_ptr().add(j));
+                let r3 = _mm_loadu_ps(rows[3].as_ptr().add(j));
+                let r4 = _mm_loadu_ps(rows[4].as_ptr().add(j));
+                let r5 = _mm_loadu_ps(rows[5].as_ptr().add(j));
+                let t0 = _mm_unpacklo_ps(r0, r1);
+                let t1 = _mm_unpacklo_ps(r2, r3);
+                let t2 = _mm_unpackhi_ps(r0, r1);
+                let t3 = _mm_unpackhi_ps(r2, r3);
+                // Rows 4 and 5 of columns j, j+1 (`lo`) and j+2, j+3 (`hi`).
+                let lo = _mm_unpacklo_ps(r4, r5);
+                let hi = _mm_unpackhi_ps(r4, r5);
+                let (c0, c1) = (_mm_movelh_ps(t0, t1), _mm_movehl_ps(t1, t0));
+                let (c2, c3) = (_mm_movelh_ps(t2, t3), _mm_movehl_ps(t3, t2));
+                let d = dst.as_mut_ptr().add(j * 6);
+                _mm_storeu_ps(d, c0);
+                _mm_storeu_ps(d.add(4), _mm_movelh_ps(lo, c1));
+                _mm_storeu_ps(d.add(8), _mm_movehl_ps(lo, c1));
+                _mm_storeu_ps(d.add(12), c2);
+                _mm_storeu_ps(d.add(16), _mm_movelh_ps(hi, c3));
+                _mm_storeu_ps(d.add(20), _mm_movehl_ps(hi, c3));
+            }
+        }
+        return full;
+    }
     for j0 in (0..full).step_by(16) {
         let j1 = (j0 + 16).min(full);
         if quads < H {

@@ -260,17 +260,19 @@ fn gathered_panels_are_the_rows_side_by_side() {
             for w in [0usize, 1, 3, 4, 5, 15, 16, 17, 33, 64] {
                 let data: Vec<T> = (0..h * 70).map(of).collect();
                 let runs: Vec<&[T]> = (0..h).map(|i| &data[i * 70 + 2..i * 70 + 2 + w]).collect();
-                let dj = h + 3;
-                let mut dst = vec![fill; w * dj + h];
-                gather(&runs, w, &mut dst, dj, &|x| x);
-                for (o, &x) in dst.iter().enumerate() {
-                    let (j, i) = (o / dj, o % dj);
-                    let want = if j < w && i < h {
-                        data[i * 70 + 2 + j]
-                    } else {
-                        fill
-                    };
-                    assert_eq!(x, want, "h {h} w {w} at {o}");
+                // Panels exactly `h` wide (the packed A panels, contiguous columns) and wider.
+                for dj in [h, h + 3] {
+                    let mut dst = vec![fill; w * dj + h];
+                    gather(&runs, w, &mut dst, dj, &|x| x);
+                    for (o, &x) in dst.iter().enumerate() {
+                        let (j, i) = (o / dj, o % dj);
+                        let want = if j < w && i < h {
+                            data[i * 70 + 2 + j]
+                        } else {
+                            fill
+                        };
+                        assert_eq!(x, want, "h {h} w {w} dj {dj} at {o}");
+                    }
                 }
             }
         }
