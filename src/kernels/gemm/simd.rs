@@ -125,6 +125,13 @@ impl<T: ScalarOps> Simd for Portable<T> {
 /// tile and 8 of the 12-row AVX-512 one, a few hundred cycles.
 const A_AHEAD: usize = 96;
 
+/// How many cache lines ahead the in-place F32 kernel asks for each row of a wide A. On a Xeon
+/// (family 6, model 167, a VM) the hardware prefetcher left the tile's six rows, each on its
+/// own page, waiting on memory: 4096 x 4096 x 64, one thread, AVX2, medians against OpenBLAS
+/// 1.00 -> 1.07 asked 4 lines ahead, 1.03-1.05 at 8, 1.04 at 2. F64 lost 7-10% with the same
+/// asking (its loop changed even where nothing was asked, 1.05 -> 0.80), so it keeps its loop.
+const A_ROWS_AHEAD: usize = 4;
+
 /// How many steps of k ahead `trip` asks for the rows of a B micro-panel wider than a cache line
 /// (1 KiB of the 512-bit tiles, about 100 cycles). OpenBLAS's Skylake-X DGEMM kernel likewise
 /// asks for its streamed panel a little ahead every step. On a Xeon (family 6 model 207), AVX-512
@@ -228,10 +235,32 @@ pub unsafe fn body<S: Simd, const MR: usize, const NV: usize, const ROWS: bool>(
             prefetch_tile::<S, MR, NV>(c, ldc);
             // One step per trip: unrolled like the packed loop below, this one ran 30% slower
             // (AVX-512 256^3, one thread), likely for want of address registers for its rows.
-            for _ in 0..k {
-                step::<S, MR, NV>(&mut acc, a, lda, b);
-                a = a.add(1);
-                b = b.add(ldb);
+            // F32 rows read in place from a wide A (a page or more apart, so from memory: the
+            // conversion's packed rows, `kcb` apart, sit in L2) are each asked for
+            // `A_ROWS_AHEAD` lines ahead once per line of k.
+            let line = 64 / std::mem::size_of::<S::E>().max(1);
+            if std::mem::size_of::<S::E>() == 4 && lda >= 1024 {
+                for _ in 0..k / line {
+                    for i in 0..MR {
+                        S::prefetch(a.wrapping_add(i * lda + A_ROWS_AHEAD * line));
+                    }
+                    for _ in 0..line {
+                        step::<S, MR, NV>(&mut acc, a, lda, b);
+                        a = a.add(1);
+                        b = b.add(ldb);
+                    }
+                }
+                for _ in 0..k % line {
+                    step::<S, MR, NV>(&mut acc, a, lda, b);
+                    a = a.add(1);
+                    b = b.add(ldb);
+                }
+            } else {
+                for _ in 0..k {
+                    step::<S, MR, NV>(&mut acc, a, lda, b);
+                    a = a.add(1);
+                    b = b.add(ldb);
+                }
             }
         } else {
             // Four steps per trip (`trip`).
