@@ -128,7 +128,7 @@ const A_AHEAD: usize = 96;
 /// How many cache lines ahead the in-place F32 kernel asks for each row of a wide A. On a Xeon
 /// (family 6, model 167, a VM) the hardware prefetcher left the tile's six rows, each on its
 /// own page, waiting on memory: 4096 x 4096 x 64, one thread, AVX2, medians against OpenBLAS
-/// 1.00 -> 1.07 asked 4 lines ahead, 1.03-1.05 at 8, 1.04 at 2. F64 lost 7-10% with the same
+/// 1.00 -> 1.07 asked 4 lines ahead, 1.03-1.05 at 8, 1.04 at 2. F64 lost 9-12% with the same
 /// asking (its loop changed even where nothing was asked, 1.05 -> 0.80), so it keeps its loop.
 const A_ROWS_AHEAD: usize = 4;
 
