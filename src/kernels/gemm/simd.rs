@@ -236,7 +236,7 @@ pub unsafe fn body<S: Simd, const MR: usize, const NV: usize, const ROWS: bool>(
             // One step per trip: unrolled like the packed loop below, this one ran 30% slower
             // (AVX-512 256^3, one thread), likely for want of address registers for its rows.
             // F32 rows read in place from a wide A (a page or more apart, so from memory: the
-            // conversion's packed rows, `kcb` apart, sit in L2) are each asked for
+            // convolution's packed rows, `kcb` apart, sit in L2) are each asked for
             // `A_ROWS_AHEAD` lines ahead once per line of k.
             let line = 64 / std::mem::size_of::<S::E>().max(1);
             if std::mem::size_of::<S::E>() == 4 && lda >= 1024 {
