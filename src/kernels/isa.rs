@@ -113,3 +113,28 @@ macro_rules! per_isa {
     };
 }
 pub(crate) use per_isa;
+
+/// Prefetch hints: into L1, into L2 (no-ops off x86-64).
+#[cfg(target_arch = "x86_64")]
+pub(crate) use std::arch::x86_64::{_MM_HINT_T0 as TO_L1, _MM_HINT_T1 as TO_L2};
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) const TO_L1: i32 = 0;
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) const TO_L2: i32 = 0;
+
+/// Asks for the `bytes` from `base` on, a cache line at a time, into the cache `HINT` names.
+#[inline(always)]
+pub(crate) fn prefetch_lines<const HINT: i32>(base: *const u8, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut off = 0;
+        while off < bytes {
+            // SAFETY: a prefetch is a hint: it never faults and changes no memory, whatever the
+            // address.
+            unsafe { std::arch::x86_64::_mm_prefetch::<HINT>(base.wrapping_add(off).cast::<i8>()) };
+            off += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (base, bytes);
+}

@@ -479,7 +479,7 @@ pub fn binary_kernel(
 pub(crate) mod lanes {
     use std::mem::MaybeUninit;
 
-    use crate::kernels::isa::per_isa;
+    use crate::kernels::isa::{TO_L1, per_isa, prefetch_lines};
 
     /// The bytes of an operand each step of `loop1` and `loop2` covers, and how far past a step
     /// they ask for the operands' lines (the step after next).
@@ -496,17 +496,8 @@ pub(crate) mod lanes {
     /// fault and no effect on memory, whatever the address).
     #[inline(always)]
     fn ask_ahead<T>(x: &[T], i: usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let base = x.as_ptr().wrapping_add(i).cast::<i8>();
-            for off in (AHEAD_BYTES..AHEAD_BYTES + STEP_BYTES).step_by(64) {
-                // SAFETY: a prefetch never faults, whatever the address.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(base.wrapping_add(off)) };
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (x, i);
+        let base = x.as_ptr().wrapping_add(i).cast::<u8>();
+        prefetch_lines::<TO_L1>(base.wrapping_add(AHEAD_BYTES), STEP_BYTES);
     }
 
     #[inline(always)]

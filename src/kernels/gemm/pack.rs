@@ -5,7 +5,7 @@
 //! tables. See the GEMM's module documentation for where each packing happens.
 
 use super::MatRef;
-use crate::kernels::isa::per_isa;
+use crate::kernels::isa::{TO_L1, TO_L2, per_isa, prefetch_lines};
 
 /// A view whose element `(i, j)` is at `origin + i * rs + j * cs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -453,31 +453,6 @@ fn pack_b_panels_any<S: Copy + 'static, T: 'static>(
             }
         }
     }
-}
-
-// Prefetch into L1, into L2.
-#[cfg(target_arch = "x86_64")]
-use std::arch::x86_64::{_MM_HINT_T0 as TO_L1, _MM_HINT_T1 as TO_L2};
-#[cfg(not(target_arch = "x86_64"))]
-const TO_L1: i32 = 0;
-#[cfg(not(target_arch = "x86_64"))]
-const TO_L2: i32 = 0;
-
-/// Asks for the `bytes` from `base` on, a cache line at a time, into the cache `HINT` names.
-#[inline(always)]
-fn prefetch_lines<const HINT: i32>(base: *const u8, bytes: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let mut off = 0;
-        while off < bytes {
-            // SAFETY: a prefetch is a hint: it never faults and changes no memory, whatever the
-            // address.
-            unsafe { std::arch::x86_64::_mm_prefetch::<HINT>(base.wrapping_add(off).cast::<i8>()) };
-            off += 64;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (base, bytes);
 }
 
 /// Asks for B's rows `r0..r1`, columns `j0..j1`, to be brought into L2 (not L1, where the

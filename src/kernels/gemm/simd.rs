@@ -239,7 +239,7 @@ pub unsafe fn body<S: Simd, const MR: usize, const NV: usize, const ROWS: bool>(
             // convolution's packed rows, `kcb` apart, sit in L2) are each asked for
             // `A_ROWS_AHEAD` lines ahead once per line of k.
             let line = 64 / std::mem::size_of::<S::E>().max(1);
-            if std::mem::size_of::<S::E>() == 4 && lda >= 1024 {
+            if std::mem::size_of::<S::E>() == 4 && lda * std::mem::size_of::<S::E>() >= 4096 {
                 for _ in 0..k / line {
                     for i in 0..MR {
                         S::prefetch(a.wrapping_add(i * lda + A_ROWS_AHEAD * line));
