@@ -492,6 +492,9 @@ where
 /// out.
 const FAR_SPLIT_PANELS: usize = 16;
 
+/// The fewest rows `row_block` gives a block it adds for balance (see there).
+const SPARE_BLOCK_ROWS: usize = 96;
+
 /// `pool::cores_far`, which a test may override on its own thread.
 fn cores_far() -> bool {
     #[cfg(test)]
@@ -522,6 +525,16 @@ fn rounds_down() -> bool {
 /// 1.12); F32 level (1.02 and 1.03). Likely because an F64 block of 256 rows (1 MiB) and the half
 /// of B its thread packs beside it (1 MiB) fill that core's 2 MiB L2.
 ///
+/// Elsewhere (`round_down` false), with more than one thread, there are at least two blocks per
+/// thread where that leaves them `SPARE_BLOCK_ROWS` rows or more: the tasks claim blocks as they
+/// go, so a thread that starts late (a helper woken from sleep: 250-300 µs after the call on a
+/// Xeon of family 6, model 167, after 300 ms idle) leaves its second block to the others. There,
+/// 512 x 512 x 512 F32 on two threads (AVX2, MC 336) took 0.6-1.3% less time in 4 blocks of 128
+/// than in 2 of 256 (medians of 40-80 calls of each, alternating in one process, four runs).
+/// Finer tasks did not pay: a task per row block and eighth of B's panels, each block's A
+/// packed once and shared, was 2% slower at that size and 7% at 1024^3, while the woken
+/// helper still took 47% of the tasks.
+///
 /// Blocks of whole tiles can be unequal by a tile (256 rows of 6-row tiles on two threads: 22
 /// tiles and 20 and two thirds). Where a short last tile has a smaller instance (`edge`
 /// says which remainders do), equal blocks that are not whole tiles are taken instead when they
@@ -536,7 +549,10 @@ fn row_block(
 ) -> usize {
     let (mc, threads, mr) = (mc.max(1), threads.max(1), mr.max(1));
     let tiles = |blocks: usize| m.div_ceil(blocks.max(1)).div_ceil(mr) * mr;
-    let up = m.div_ceil(mc).div_ceil(threads) * threads;
+    let mut up = m.div_ceil(mc).div_ceil(threads) * threads;
+    if !round_down && threads > 1 && up < 2 * threads && m / (2 * threads) >= SPARE_BLOCK_ROWS {
+        up = 2 * threads;
+    }
     let down = (m / mc / threads * threads).max(threads);
     let whole = if round_down && down < up && 5 * tiles(up) < 3 * mc && 8 * tiles(down) <= 9 * mc {
         tiles(down)

@@ -303,6 +303,13 @@ fn row_blocks_stay_near_the_cache_block() {
     assert_eq!(row_block(512, 252, 12, 2, true, &no_edge), 264);
     assert_eq!(row_block(512, 252, 12, 2, false, &no_edge), 132);
     assert_eq!(row_block(512, 240, 6, 2, false, &no_edge), 132);
+    // Two blocks per thread where they keep SPARE_BLOCK_ROWS rows (Intel), not on AMD, not on
+    // one thread, not where they would be thinner (256 rows in 4 would be 64).
+    assert_eq!(row_block(512, 336, 6, 2, false, &no_edge), 132);
+    assert_eq!(row_block(512, 336, 6, 2, true, &no_edge), 258);
+    assert_eq!(row_block(512, 336, 6, 1, false, &no_edge), 258);
+    assert_eq!(row_block(256, 336, 6, 2, false, &no_edge), 132);
+    assert_eq!(row_block(384, 336, 6, 2, false, &no_edge), 96);
     for (m, mc, mr, t) in [
         (1usize, 1usize, 1usize, 1usize),
         (4096, 480, 6, 2),
