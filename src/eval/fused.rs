@@ -119,9 +119,12 @@ impl<T: NativeType> Sink for Part<'_, T> {
             .s
             .get_mut(at..at + len)
             .ok_or_else(|| Error::internal("a fused tile lies outside its output"))?;
-        for (d, &x) in dst.iter_mut().zip(src) {
-            d.write(x);
-        }
+        // One `memcpy` (the C library's widest moves for this CPU): the element loop compiled
+        // for the baseline target moved 16 bytes a step, and this copy of each chunk to memory
+        // was a seventh of the threefry program's time (Zen 4).
+        // SAFETY: `MaybeUninit<T>` has `T`'s layout, and `src` is `len` initialised `T`s.
+        let src = unsafe { std::slice::from_raw_parts(src.as_ptr().cast::<MaybeUninit<T>>(), len) };
+        dst.copy_from_slice(src);
         Ok(())
     }
 
