@@ -8,7 +8,7 @@
 //! rows with B's columns, B packed once and transposed (`rowdot`, after the GEMV-T kernels of
 //! BLAS libraries).
 
-use super::pack::{Strided, pack_b_panels, pack_block};
+use super::pack::{BOrder, Strided, pack_b_panels, pack_block};
 use super::*;
 use crate::kernels::scratch::Scratch;
 
@@ -131,6 +131,9 @@ pub(super) fn rowdot<SB, T, FB>(
 /// then come from L3, a line of each at a time.
 const IN_PLACE_ROWS: usize = 16;
 
+/// The run of each row of B that `GroupPlan::page_runs` packs at a time, in bytes.
+const PAGE: usize = 4096;
+
 /// Rows of B per slice when a few-row product streams B from memory in place.
 const STREAMED_ROWS: usize = 16;
 
@@ -142,9 +145,12 @@ pub(super) struct GroupPlan {
     pub l2_share: usize,
     /// The next group's rows are asked into L2 while this group's products run.
     pub prefetch_next: bool,
-    /// Each of B's rows is copied across the whole group as one run (`pack_b_panels`'s streamed
-    /// order) rather than a few rows into one panel before the next.
-    pub row_runs: bool,
+    /// The order in which a row-major B is copied (`pack::BOrder`).
+    pub order: BOrder,
+    /// A B streamed from memory is packed in groups of all of L2, `l2 / 4096` rows deep (so
+    /// that each row's part of a group is a 4 KiB run), in strips with nothing asked ahead,
+    /// whatever `l2_share` and `order` say for a B read from cache.
+    pub page_runs: bool,
     /// From this many rows on, a B streamed from memory is packed rather than read in place.
     pub packed_from: usize,
     /// Up to `FEWMAT_ROWS` rows of a B streamed from memory run as `fewmat` (B streamed by rows).
@@ -155,8 +161,9 @@ impl GroupPlan {
     /// The plan for a machine's caches and a kernel whose panels are `nr` accumulators of
     /// `elem` bytes wide: row runs with the next group asked for only for 4-byte accumulators
     /// in panels of one cache line a row (the AVX2 kernel's F32) on AMD cores with an L2 of at
-    /// least 16 ways; groups of a quarter of L2 everywhere; B streamed by rows, and packed from
-    /// fewer rows, on AMD.
+    /// least 16 ways; groups of a quarter of L2 everywhere, but of all of it in runs of a page
+    /// for a B from memory on AMD cores with an 8-way L2 of 1 MiB; B streamed by rows, and
+    /// packed from fewer rows, on AMD.
     ///
     /// - **AMD, L2 of 16 ways or more (Zen 5), F32 in 64-byte panel rows:** the next group asked
     ///   for, rows copied as runs. On a Zen 5 (family 26 model 2, 1 MiB L2, 16 ways) on
@@ -195,6 +202,23 @@ impl GroupPlan {
     ///   238.4, 64 x 1024 x 1024 F32 level. The same order in groups of an eighth was slower than
     ///   either; groups of half of L2 no better than a quarter.
     ///
+    /// **`page_runs`:** on AMD cores with an 8-way L2 of 1 MiB or more (Zen 4). On a Zen 4 (family
+    /// 25 model 17) on 2026-12-06, B 4096 x 4096 from memory, two threads, 12-20 calls of each
+    /// plan alternating with OpenBLAS's in one process, medians of the paired ratios, groups of
+    /// all of L2 256 deep (4 KiB of each row) in unasked strips against groups of a quarter of L2
+    /// 456 deep (512 bytes of each row) in strips asked eight rows ahead: AVX2 F64 64 rows 0.98
+    /// -> 1.01, 32 rows 0.88 -> 0.92, 16 rows 1.12 -> 1.27, 96 rows 0.97 -> 1.01; F32 64 rows 0.91
+    /// -> 0.94, 32 rows 0.93 -> 0.99, 16 rows 0.83 -> 0.87, 96 rows level; AVX-512 F64 16 rows 0.92 -> 1.07, 32 rows 0.95 -> 1.03, 96
+    /// rows 0.96 -> 1.00, F32 16 rows 1.26 -> 1.49, 32 rows 1.23 -> 1.35; 64 rows within the
+    /// spread either way. Timed inside the product, the copy of B for 64 x 4096 x 4096 AVX2 F64
+    /// took 14.4 ms a call (both threads' time) in the old groups and 10.4-10.9 in these, with
+    /// the products' own time unchanged (44-46 ms): in 512-byte runs each row's stream ends
+    /// before the hardware prefetcher is well under way, and asking for the lines in software
+    /// held the load queue (21% of the copy's samples fell on the prefetch instruction itself).
+    /// With the lines asked for into L2 32 rows ahead instead of nothing: level. Groups of all of
+    /// L2 are larger than what the products can find there still, but each panel is read in
+    /// order, from L3 at worst.
+    ///
     /// **`packed_from`:** 8 rows on AMD, 17 elsewhere. Medians of alternating runs on Zen 5, B 4096
     /// x 4096: 8 rows on AVX-512 F32 94 -> 113 GFLOP/s, F64 45 -> 59, on AVX2 F32 +4%, F64 +12%; 16
     /// rows on AVX-512 143 -> 185, on AVX2 level; 4 rows on AVX-512 +8% but on AVX2 -7%, so fewer
@@ -221,7 +245,12 @@ impl GroupPlan {
         GroupPlan {
             l2_share: 4,
             prefetch_next: streamed,
-            row_runs: streamed,
+            order: if streamed {
+                BOrder::RowRuns
+            } else {
+                BOrder::Strips
+            },
+            page_runs: amd && c.l2_ways < 16 && c.l2 >= 1 << 20,
             packed_from: if amd { 8 } else { 17 },
             fewmat: amd,
         }
@@ -236,6 +265,16 @@ fn group_plan(elem: usize, nr: usize) -> GroupPlan {
         return p;
     }
     GroupPlan::for_caches(&cache::detect(), elem, nr)
+}
+
+/// Whether a B of `bytes` streams from memory (more than half of L3), or what a test asks on its
+/// own thread.
+fn from_memory_here(bytes: usize) -> bool {
+    #[cfg(test)]
+    if let Some(f) = super::tests::FORCE_FROM_MEMORY.with(|f| f.get()) {
+        return f;
+    }
+    bytes > cache::detect().l3 / 2
 }
 
 /// Products of at most this many rows of a B streamed from memory run as `fewmat` where the
@@ -369,7 +408,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     // the panels of one slice of rows are visited left to right, so each of its rows is read as
     // one sequential run. From cache, the usual slices pay less per call.
     let from_memory =
-        k.saturating_mul(n).saturating_mul(std::mem::size_of::<T>()) > cache::detect().l3 / 2;
+        from_memory_here(k.saturating_mul(n).saturating_mul(std::mem::size_of::<T>()));
     // A few rows of a B from memory, on machines where it was measured faster: B streamed by
     // rows, each thread a range of them (`fewmat`).
     if let (Some(f), Some(own)) = (kern.fewmat, in_place::<SB, T>(b, bst))
@@ -396,11 +435,16 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     let direct = in_place::<SB, T>(b, bst).filter(|_| {
         (m <= 2 * mr || (m <= IN_PLACE_ROWS && in_l2)) && !(from_memory && m >= plan.packed_from)
     });
+    let page_runs = plan.page_runs && from_memory && direct.is_none();
     let kc = match direct {
         Some(_) if from_memory => k.div_ceil(k.div_ceil(STREAMED_ROWS.min(kc))),
         Some(_) => kc,
         None => packed_a_depth(
-            kc,
+            if page_runs {
+                kc.min(cache::detect().l2 / PAGE)
+            } else {
+                kc
+            },
             k,
             m.div_ceil(mr) * mr,
             std::mem::size_of::<T>(),
@@ -478,9 +522,14 @@ pub(super) fn by_columns<SB, T, PA, FB>(
     // group's width, where one panel at a time would read `nr` elements from each of `kc` rows
     // a whole row apart (a page apart for wide B), which the hardware prefetcher does not follow.
     // How large a group, and whether the next group's rows are asked for while this one's
-    // products run, depends on the core (`GroupPlan::for_caches`).
-    let group =
-        (cache::detect().l2 / plan.l2_share / (nr * kc * std::mem::size_of::<T>()).max(1)).max(1);
+    // products run, depends on the core and on whether B streams from memory
+    // (`GroupPlan::for_caches`).
+    let (share, order) = if page_runs {
+        (1, BOrder::StripsUnasked)
+    } else {
+        (plan.l2_share, plan.order)
+    };
+    let group = (cache::detect().l2 / share / (nr * kc * std::mem::size_of::<T>()).max(1)).max(1);
     let task = |t: usize| {
         let (p0, p1) = (t * panels / tasks, (t + 1) * panels / tasks);
         let mpanels = m.div_ceil(mr);
@@ -535,7 +584,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
                                 nr,
                                 &mut bp,
                                 conv_b,
-                                plan.row_runs,
+                                order,
                             );
                         }
                         // While this group's products run, the next group's rows of B are
@@ -544,7 +593,7 @@ pub(super) fn by_columns<SB, T, PA, FB>(
                         // mean, F64 62 -> 65; AVX-512 F32 level).
                         let (q, len) = (jp - packed.0, packed.1 - packed.0);
                         let next = (packed.1 * nr, ((packed.1 + group).min(p1) * nr).min(n));
-                        if plan.prefetch_next && next.1 > next.0 {
+                        if plan.prefetch_next && !page_runs && next.1 > next.0 {
                             let rows = (pc + q * kcb / len, pc + (q + 1) * kcb / len);
                             pack::prefetch_b_rows(b, bst, rows, next);
                         }

@@ -60,8 +60,8 @@ use super::cache;
 use super::scratch::Scratch;
 use crate::kernels::pool::SharedMut;
 use few_rows::{ROWDOT_ALWAYS_COLS, ROWDOT_MAX_COLS, by_columns, rowdot};
+use pack::{BOrder, Strided, pack_b_panels, pack_block, progression};
 pub(crate) use pack::{GATHER_ROWS, gather};
-use pack::{Strided, pack_b_panels, pack_block, progression};
 use simd::KernelRowsFn;
 use std::mem::MaybeUninit;
 
@@ -685,7 +685,7 @@ fn by_rows<SB, T, PA, FB>(
                         nr,
                         out,
                         conv_b,
-                        false,
+                        BOrder::Strips,
                     );
                 } else {
                     let mut spins = 0u32;

@@ -349,7 +349,7 @@ pub(super) fn pack_block<S: Copy + 'static, T: 'static>(
 const PREFETCH_ROWS: usize = 16;
 
 /// How many rows of a row-major B `pack_b_panels` copies into one panel before it moves to the
-/// next, without `row_runs`: eight lines of the panel written in a row, where one row at a
+/// next, in the `Strips` orders: eight lines of the panel written in a row, where one row at a
 /// time wrote a line into every panel in turn, each a panel apart (a multiple of 4 KiB, so one
 /// L1 set) and each store waiting for its line. On Zen 5 (AVX2, one thread, alternating runs)
 /// 512^3 F32 went from 123.7 to 125.1-125.5 GFLOP/s and 1024^3 from 123.3-123.8 to 123.7-124.6;
@@ -357,6 +357,21 @@ const PREFETCH_ROWS: usize = 16;
 /// 4096), so that plan keeps the row-by-row order there (on a Xeon it does not:
 /// `few_rows::GroupPlan`).
 const PANEL_ROWS: usize = 8;
+
+/// The order in which `pack_b_panels` copies a row-major B (any other goes through `pack_block`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BOrder {
+    /// `PANEL_ROWS` rows into one panel, then the same rows into the next, each row's columns
+    /// asked for `PANEL_ROWS` rows before they are read.
+    Strips,
+    /// The same strips with nothing asked ahead: for groups whose rows are runs of a page, which
+    /// the hardware prefetcher follows to their end (`few_rows::GroupPlan::page_runs`).
+    StripsUnasked,
+    /// Row by row, one contiguous run per row across all the panels, so that B streams from
+    /// memory instead of hopping `nr` elements at a time from row to row, each run asked for
+    /// `PREFETCH_ROWS` rows before it is read.
+    RowRuns,
+}
 
 // Compiled per ISA level: the baseline (SSE2) copy moves 16 bytes at a time, the AVX2 one 32.
 // Side by side on a Xeon (AVX-512) at 256^3, one thread, paired medians: the AVX2 micro-kernel's
@@ -366,10 +381,8 @@ const PANEL_ROWS: usize = 8;
 // runs), F64 level, 1024^3 level either way; the AVX2 micro-kernel's 256^3 F32 0.9% faster.
 per_isa! {
     /// Packs B's rows `pc..pc+kcb` and the micro-panels `p0..p1` of the column block starting at
-    /// `jc` (and `ncb` wide) into `out`, one `kcb x nr` panel after another. With `row_runs`, a
-    /// row-major B is read row by row, one contiguous run per row across all the panels, so that
-    /// it streams from memory instead of hopping `nr` elements at a time from row to row, each run
-    /// asked for `PREFETCH_ROWS` rows before it is read; otherwise `PANEL_ROWS` rows at a time.
+    /// `jc` (and `ncb` wide) into `out`, one `kcb x nr` panel after another, a row-major B in the
+    /// `order` given.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn pack_b_panels / pack_b_panels_at
         <S: 'static + Copy, T: 'static + Sized, C: Fn(S) -> T>(
@@ -381,7 +394,7 @@ per_isa! {
         nr: usize,
         out: &mut [T],
         conv: &C,
-        row_runs: bool
+        order: BOrder
     ) = pack_b_panels_any, at most Avx2;
 }
 
@@ -398,33 +411,27 @@ fn pack_b_panels_any<S: Copy + 'static, T: 'static>(
     nr: usize,
     out: &mut [T],
     conv: &impl Fn(S) -> T,
-    row_runs: bool,
+    order: BOrder,
 ) {
     let (j_first, j_end) = (jc + p0 * nr, (jc + p1 * nr).min(jc + ncb));
     match st {
-        Some(s) if s.cs == 1 && j_end > j_first && !row_runs => {
+        Some(s) if s.cs == 1 && j_end > j_first && order != BOrder::RowRuns => {
             for r0 in (0..kcb).step_by(PANEL_ROWS) {
                 let r1 = (r0 + PANEL_ROWS).min(kcb);
+                // With `Strips`, the same columns `PANEL_ROWS` rows down, read on the next pass
+                // over the panels: each row is its own page at wide B, where the hardware
+                // prefetcher, which stays inside a page, has to learn every row's stream anew
+                // (this load waited on L3 for 59% of the packing's time at 1024^3; one thread
+                // AVX2 F32 +1.5%, F64 +0.5%, AVX-512 level).
+                let ahead = match order {
+                    BOrder::Strips => kcb.saturating_sub(r0 + PANEL_ROWS).min(r1 - r0),
+                    _ => 0,
+                };
                 for (q, j0) in (j_first..j_end).step_by(nr).enumerate() {
                     let w = nr.min(j_end - j0);
-                    for p in r0..r1 {
-                        let o = s.origin + (pc + p) * s.rs + j0;
-                        // The same columns `PANEL_ROWS` rows down, read on the next pass over
-                        // the panels: each row is its own page at wide B, where the hardware
-                        // prefetcher, which stays inside a page, has to learn every row's
-                        // stream anew (this load waited on L3 for 59% of the packing's time
-                        // at 1024^3; one thread AVX2 F32 +1.5%, F64 +0.5%, AVX-512 level).
-                        if p + PANEL_ROWS < kcb {
-                            prefetch_lines::<TO_L1>(
-                                b.data.as_ptr().wrapping_add(o + PANEL_ROWS * s.rs).cast(),
-                                w * size_of::<S>(),
-                            );
-                        }
-                        let d = q * nr * kcb + p * nr;
-                        for (d, &x) in out[d..d + w].iter_mut().zip(&b.data[o..o + w]) {
-                            *d = conv(x);
-                        }
-                    }
+                    let src = &b.data[s.origin + (pc + r0) * s.rs + j0..];
+                    let dst = &mut out[q * nr * kcb + r0 * nr..];
+                    copy_rows(src, s.rs, (dst, nr), w, r1 - r0, ahead, conv);
                 }
             }
         }
@@ -472,5 +479,75 @@ pub(super) fn prefetch_b_rows<S>(
     for r in r0..r1 {
         let base = b.data.as_ptr().wrapping_add(s.origin + r * s.rs + j0);
         prefetch_lines::<TO_L2>(base.cast(), bytes);
+    }
+}
+
+/// `dst[i * dw + j] = conv(src[i * rs + j])` for `rows` rows of `w` elements, the first `ahead`
+/// rows' columns asked for into L1 `PANEL_ROWS` rows further down. The panel widths the kernels
+/// use have copies of their own: with the width a constant, a row is a vector move or two, where
+/// a loop over a width known only at run time spent several times the instructions on a row,
+/// and the out-of-order window held fewer rows' loads in flight. Timed inside 64 x 4096 x 4096
+/// AVX2 F64 on a Zen 4, two threads, medians of 16 calls, the copy of B took 16.1 ms a call
+/// (both threads' time) before and 14.4 after; alone, into groups of 4 KiB runs, 13.2 and 10.2.
+#[inline(always)]
+fn copy_rows<S: Copy, T>(
+    src: &[S],
+    rs: usize,
+    (dst, dw): (&mut [T], usize),
+    w: usize,
+    rows: usize,
+    ahead: usize,
+    conv: &impl Fn(S) -> T,
+) {
+    if rows == 0 || w == 0 {
+        return;
+    }
+    // Every element read and written is inside the slices: checked here, once for all rows.
+    assert!(w <= dw && (rows - 1) * rs + w <= src.len() && (rows - 1) * dw + w <= dst.len());
+    match (w, dw) {
+        (4, 4) => copy_rows_of::<S, T, 4>(src, rs, dst, rows, ahead, conv),
+        (8, 8) => copy_rows_of::<S, T, 8>(src, rs, dst, rows, ahead, conv),
+        (16, 16) => copy_rows_of::<S, T, 16>(src, rs, dst, rows, ahead, conv),
+        (32, 32) => copy_rows_of::<S, T, 32>(src, rs, dst, rows, ahead, conv),
+        _ => {
+            for i in 0..rows {
+                if i < ahead {
+                    let down = src.as_ptr().wrapping_add((i + PANEL_ROWS) * rs);
+                    prefetch_lines::<TO_L1>(down.cast(), w * size_of::<S>());
+                }
+                let row = &src[i * rs..i * rs + w];
+                for (d, &x) in dst[i * dw..i * dw + w].iter_mut().zip(row) {
+                    *d = conv(x);
+                }
+            }
+        }
+    }
+}
+
+/// `copy_rows` for rows of `W` elements, `W` apart in `dst`.
+#[inline(always)]
+fn copy_rows_of<S: Copy, T, const W: usize>(
+    src: &[S],
+    rs: usize,
+    dst: &mut [T],
+    rows: usize,
+    ahead: usize,
+    conv: &impl Fn(S) -> T,
+) {
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    for i in 0..rows {
+        if i < ahead {
+            let down = s.wrapping_add((i + PANEL_ROWS) * rs);
+            prefetch_lines::<TO_L1>(down.cast(), W * size_of::<S>());
+        }
+        // SAFETY: rows 0..rows of W elements, `rs` apart in `src` and `W` apart in `dst`, lie
+        // inside both slices (`copy_rows`'s assertion, with `dw == W`); `write` leaves the old
+        // element undropped, which for the accumulator types (plain numbers) is nothing.
+        unsafe {
+            let (s, d) = (s.add(i * rs), d.add(i * W));
+            for j in 0..W {
+                d.add(j).write(conv(*s.add(j)));
+            }
+        }
     }
 }

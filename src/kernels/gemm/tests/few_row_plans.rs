@@ -9,11 +9,18 @@ thread_local! {
         const { std::cell::Cell::new(None) };
 }
 
+thread_local! {
+    /// Overrides whether few-row products this thread starts take B as streamed from memory.
+    pub(in crate::kernels::gemm) static FORCE_FROM_MEMORY: std::cell::Cell<Option<bool>> =
+        const { std::cell::Cell::new(None) };
+}
+
 /// Few-row products packing B a group of panels at a time, under the plan of each kind of cache (an
-/// AMD L2 of 16 ways, of 8 ways, Intel's) for each kernel, and with both orders of copying B
-/// (row runs with the next group asked for, and eight-row strips with nothing asked ahead) forced
-/// on each: several groups and a partial last one, a partial last panel, several slices of k, B in
-/// place, transposed and converted, on every kernel this machine runs.
+/// AMD L2 of 16 ways, of 8 ways, Intel's) for each kernel, with every order of copying B (row
+/// runs with the next group asked for, eight-row strips asked ahead or not) forced on each, and
+/// B taken as read from cache or streamed from memory (where groups of page runs take over on
+/// the plans that have them): several groups and a partial last one, a partial last panel,
+/// several slices of k, B in place, transposed and converted, on every kernel this machine runs.
 #[test]
 fn few_row_groups_match_naive_under_every_group_plan() {
     use Store::*;
@@ -25,13 +32,19 @@ fn few_row_groups_match_naive_under_every_group_plan() {
         };
         for kern in MicroKernel::<f32>::available() {
             let own = GroupPlan::for_caches(&caches, 4, kern.nr);
-            for streamed in [own.row_runs, !own.row_runs] {
+            for (order, from_memory) in [
+                (BOrder::RowRuns, false),
+                (BOrder::Strips, false),
+                (BOrder::StripsUnasked, false),
+                (own.order, true),
+            ] {
                 let plan = GroupPlan {
-                    prefetch_next: streamed,
-                    row_runs: streamed,
+                    prefetch_next: order == BOrder::RowRuns,
+                    order,
                     ..own
                 };
                 FORCE_GROUP_PLAN.with(|f| f.set(Some(plan)));
+                FORCE_FROM_MEMORY.with(|f| f.set(Some(from_memory)));
                 // (96 rows 1300 deep: where 96 rows 512 deep would take over a quarter of L2, as
                 // AVX2's F32 ones do in an L2 under 768 KiB, slices thinner than the kernel's.)
                 for shape in [
@@ -48,6 +61,7 @@ fn few_row_groups_match_naive_under_every_group_plan() {
         }
     }
     FORCE_GROUP_PLAN.with(|f| f.set(None));
+    FORCE_FROM_MEMORY.with(|f| f.set(None));
 }
 
 /// Which few-row products copy B in row runs with the next group asked for: 4-byte accumulators
@@ -62,8 +76,8 @@ fn few_row_plans_stream_only_f32_in_one_line_panels_on_a_16_way_amd_l2() {
             ..DEFAULT
         };
         let p = GroupPlan::for_caches(&c, elem, nr);
-        assert_eq!(p.row_runs, p.prefetch_next);
-        p.row_runs
+        assert_eq!(p.order == BOrder::RowRuns, p.prefetch_next);
+        p.order == BOrder::RowRuns
     };
     assert!(plan(Vendor::Amd, 16, 4, 16));
     assert!(!plan(Vendor::Amd, 16, 4, 32));
@@ -71,6 +85,29 @@ fn few_row_plans_stream_only_f32_in_one_line_panels_on_a_16_way_amd_l2() {
     assert!(!plan(Vendor::Amd, 16, 8, 16));
     assert!(!plan(Vendor::Amd, 8, 4, 16));
     assert!(!plan(Vendor::Intel, 16, 4, 16));
+}
+
+/// Groups of page runs for a B from memory only on AMD's 8-way L2s of 1 MiB or more (Zen 4, as
+/// measured there), for every kernel and type; not on a 16-way one (Zen 5), a 512 KiB one (Zen
+/// 3) or Intel's.
+#[test]
+fn few_row_page_runs_only_on_an_8_way_amd_l2_of_1_mib() {
+    let plan = |vendor, l2_ways, l2, elem, nr| {
+        let c = Caches {
+            vendor,
+            l2_ways,
+            l2,
+            ..DEFAULT
+        };
+        GroupPlan::for_caches(&c, elem, nr).page_runs
+    };
+    for (elem, nr) in [(4, 16), (4, 32), (8, 8), (8, 16)] {
+        assert!(plan(Vendor::Amd, 8, 1 << 20, elem, nr));
+        assert!(!plan(Vendor::Amd, 8, 512 << 10, elem, nr));
+        assert!(!plan(Vendor::Amd, 16, 1 << 20, elem, nr));
+        assert!(!plan(Vendor::Intel, 16, 2 << 20, elem, nr));
+        assert!(!plan(Vendor::Intel, 8, 1 << 20, elem, nr));
+    }
 }
 
 /// All of a few-row product's A packed next to B's groups: a quarter of L2 at most (or 64

@@ -3,7 +3,7 @@ use super::few_rows::GroupPlan;
 use super::*;
 
 mod few_row_plans;
-pub(super) use few_row_plans::{FORCE_FEWMAT, FORCE_GROUP_PLAN};
+pub(super) use few_row_plans::{FORCE_FEWMAT, FORCE_FROM_MEMORY, FORCE_GROUP_PLAN};
 
 fn naive(m: usize, n: usize, k: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
     let mut c = vec![0.0; m * n];
@@ -774,11 +774,12 @@ fn next_panel_pieces_cover_the_panel_once() {
 }
 
 /// B's panels packed by every copy this CPU runs (baseline, AVX2, AVX-512) are the same, and are
-/// B's columns `nr` at a time, row after row: row-major B read row by row and panel by panel,
-/// with a last, narrower panel, converted on the way.
+/// B's columns `nr` at a time, row after row: row-major B in every order (strips asked ahead or
+/// not, row runs), panels of each width that has a copy of its own (4, 8, 16, 32) and of one that
+/// has not (6), full and a last, narrower one, rows past a strip's end, converted on the way.
 #[test]
 fn b_panels_are_the_same_whichever_copy_packs_them() {
-    let (rows, cols, rs) = (13usize, 45usize, 50usize);
+    let (rows, cols, rs) = (13usize, 75usize, 80usize);
     let data: Vec<f32> = (0..3 + rows * rs).map(|i| i as f32 * 0.25 - 7.0).collect();
     let rt: Vec<usize> = (0..rows).map(|r| 3 + r * rs).collect();
     let ct: Vec<usize> = (0..cols).collect();
@@ -790,35 +791,41 @@ fn b_panels_are_the_same_whichever_copy_packs_them() {
     };
     let st = b.strided();
     assert!(st.is_some());
-    let (pc, kcb, jc, ncb, nr) = (2usize, 9usize, 5usize, 37usize, 16usize);
-    let panels = ncb.div_ceil(nr);
-    for row_runs in [false, true] {
-        for (p0, p1) in [(0, panels), (1, panels), (0, 1)] {
-            let conv = |x: f32| f64::from(x) * 2.0;
-            let args = ((pc, kcb), (jc, ncb), (p0, p1));
-            let mut fast = vec![-1.0f64; panels * nr * kcb];
-            pack::pack_b_panels(
-                &b, st, args.0, args.1, args.2, nr, &mut fast, &conv, row_runs,
-            );
-            for l in crate::kernels::isa::levels() {
-                let mut out = vec![-1.0f64; panels * nr * kcb];
-                pack::pack_b_panels_at(
-                    l, &b, st, args.0, args.1, args.2, nr, &mut out, &conv, row_runs,
-                );
-                assert_eq!(out, fast, "{l:?}, row_runs {row_runs}, panels {p0}..{p1}");
-            }
-            for q in 0..p1 - p0 {
-                let j0 = jc + (p0 + q) * nr;
-                for p in 0..kcb {
-                    for j in 0..nr.min(jc + ncb - j0) {
-                        let want = conv(data[3 + (pc + p) * rs + j0 + j]);
-                        assert_eq!(
-                            fast[q * nr * kcb + p * nr + j],
-                            want,
-                            "panel {q} row {p} col {j}"
-                        );
+    let (pc, kcb, jc, ncb) = (2usize, 11usize, 5usize, 69usize);
+    for nr in [4usize, 6, 8, 16, 32] {
+        let panels = ncb.div_ceil(nr);
+        for order in [BOrder::Strips, BOrder::StripsUnasked, BOrder::RowRuns] {
+            for (p0, p1) in [(0, panels), (1, panels), (0, 1)] {
+                let conv = |x: f32| f64::from(x) * 2.0;
+                let args = ((pc, kcb), (jc, ncb), (p0, p1));
+                let mut fast = vec![-1.0f64; panels * nr * kcb];
+                pack::pack_b_panels(&b, st, args.0, args.1, args.2, nr, &mut fast, &conv, order);
+                for l in crate::kernels::isa::levels() {
+                    let mut out = vec![-1.0f64; panels * nr * kcb];
+                    pack::pack_b_panels_at(
+                        l, &b, st, args.0, args.1, args.2, nr, &mut out, &conv, order,
+                    );
+                    assert_eq!(out, fast, "{l:?}, {order:?}, nr {nr}, panels {p0}..{p1}");
+                }
+                for q in 0..p1 - p0 {
+                    let j0 = jc + (p0 + q) * nr;
+                    for p in 0..kcb {
+                        for j in 0..nr {
+                            let want = if j0 + j < jc + ncb {
+                                conv(data[3 + (pc + p) * rs + j0 + j])
+                            } else {
+                                -1.0
+                            };
+                            assert_eq!(
+                                fast[q * nr * kcb + p * nr + j],
+                                want,
+                                "{order:?}, nr {nr}, panel {q} row {p} col {j}"
+                            );
+                        }
                     }
                 }
+                // Nothing past the panels asked for is written.
+                assert!(fast[(p1 - p0) * nr * kcb..].iter().all(|&x| x == -1.0));
             }
         }
     }
