@@ -28,7 +28,11 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering}
 use std::sync::{Mutex, MutexGuard, OnceLock, TryLockError};
 use std::time::{Duration, Instant};
 
-/// How long a helper spins for the next step before it sleeps.
+/// How long a helper spins for the next step before it sleeps. A step that finds a helper asleep
+/// pays for waking it on the caller's thread: on a 2-vCPU Zen 4 VM the `unpark` took 5 µs after
+/// 1 ms of idleness and 24 µs after 300 ms (8% of a 256^3 F32 product on two threads).
+/// OpenBLAS keeps its workers spinning far longer between calls; spinning through idle spells
+/// that long would hold a core in every process that ever ran a parallel step.
 const SPIN: Duration = Duration::from_micros(30);
 
 /// The bits of `Team::claim` that count tasks; steps with more tasks use the pool.
