@@ -96,6 +96,11 @@ trait Sink: Send {
     /// Elements `at..at + len` of the piece when the buffer is a lent input's (its values until
     /// the tile is written), else `None`.
     fn read(&self, at: usize, len: usize) -> Option<DataView<'_>>;
+    /// Where a member of type `ty` may write elements `at..at + len` of the piece itself, in
+    /// place of a scratch chunk copied here afterwards; `None` for another type or a range
+    /// outside the piece. (A lent input's values there are lost: the caller checks that no
+    /// member still reads them.)
+    fn direct(&mut self, at: usize, len: usize, ty: ElementType) -> Option<*mut u8>;
 }
 
 struct Out<T> {
@@ -137,6 +142,18 @@ impl<T: NativeType> Sink for Part<'_, T> {
         // this group wrote over them, which are initialised too), and `MaybeUninit<T>` has
         // `T`'s layout.
         Some(T::view(unsafe { &*(std::ptr::from_ref(s) as *const [T]) }))
+    }
+
+    fn direct(&mut self, at: usize, len: usize, ty: ElementType) -> Option<*mut u8> {
+        if ty != T::TY {
+            return None;
+        }
+        Some(
+            self.s
+                .get_mut(at..at.checked_add(len)?)?
+                .as_mut_ptr()
+                .cast(),
+        )
     }
 }
 
@@ -254,7 +271,8 @@ struct Inputs<'v> {
     lent_to: Vec<Option<usize>>,
     /// Per output, whether its buffer is a lent input's, so its tiles are written only once the
     /// whole tile is computed (a later member may still read the input). Writing at once where
-    /// no later member reads it measured no faster.
+    /// no later member reads it measured no faster on the tile path, where it is a copy either
+    /// way; the chunk path's members write such an output in place (`chunks::run_tile`).
     lent: Vec<bool>,
     bcasts: Vec<&'v ArrayData>,
     /// The rank-0 values, as one-element arrays: read as they are by the members that broadcast

@@ -73,8 +73,35 @@ pub struct Compiled {
     slot_bytes: usize,
     /// Each member's operands (two; three for `ShiftOr`, four for `Round`; none for `Folded`) as
     /// places in a chunk's table of operand values: the full inputs, then the splats, then the
-    /// scalars, then the members.
-    args: Vec<Vec<usize>>,
+    /// scalars, then the members. Held in place, not behind a pointer per member: every chunk
+    /// walks them all.
+    args: Vec<Places>,
+    /// Per full input, the last member that reads it (`None`: none does).
+    last_read: Vec<Option<usize>>,
+    /// The members that are outputs, with their outputs: the chunk's end writes these alone.
+    outputs: Vec<(usize, usize)>,
+}
+
+/// A member's operand places, `len` of them.
+#[derive(Clone, Copy)]
+struct Places {
+    len: usize,
+    at: [usize; 4],
+}
+
+impl Places {
+    fn new(places: &[usize]) -> Option<Places> {
+        let mut at = [0; 4];
+        at.get_mut(..places.len())?.copy_from_slice(places);
+        Some(Places {
+            len: places.len(),
+            at,
+        })
+    }
+
+    fn get(&self) -> &[usize] {
+        &self.at[..self.len.min(4)]
+    }
 }
 
 /// The folds of `g`: for each member, the operands it reads once the folds are made, and whether
@@ -250,14 +277,29 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
     };
     let args = reads
         .iter()
-        .map(|r| r.iter().map(place).collect::<Option<Vec<_>>>())
+        .map(|r| Places::new(&r.iter().map(place).collect::<Option<Vec<_>>>()?))
         .collect::<Option<Vec<_>>>()?;
+    let mut last_read = vec![None; nf];
+    for (s, places) in args.iter().enumerate() {
+        for &p in places.get() {
+            if let Some(l) = last_read.get_mut(p) {
+                *l = Some(s);
+            }
+        }
+    }
     Some(Compiled {
         kernels,
         tys,
         slot_of,
         slots,
         args,
+        last_read,
+        outputs: g
+            .steps
+            .iter()
+            .enumerate()
+            .filter_map(|(s, st)| Some((s, st.output?)))
+            .collect(),
         slot_bytes: (CHUNK * widest).div_ceil(size_of::<Line>()) * size_of::<Line>(),
     })
 }
@@ -289,6 +331,9 @@ pub struct Slots {
     lines: Vec<Box<[MaybeUninit<Line>]>>,
     base: Vec<*mut MaybeUninit<Line>>,
     table: Vec<Raw>,
+    /// Per `Compiled::outputs` entry, whether its member wrote this chunk straight into the
+    /// output (`Sink::direct`).
+    direct: Vec<bool>,
 }
 
 impl Slots {
@@ -298,6 +343,7 @@ impl Slots {
             lines: (0..c.slots).map(|_| Box::new_uninit_slice(lines)).collect(),
             base: vec![],
             table: vec![],
+            direct: vec![],
         }
     }
 }
@@ -589,7 +635,12 @@ fn run_chunk(
     let bytes = c.slot_bytes;
     // Raw slot pointers: a member writes its slot while reading others (`compile` gives it one
     // that none of its operands holds), which borrows cannot express.
-    let Slots { lines, base, table } = slots;
+    let Slots {
+        lines,
+        base,
+        table,
+        direct,
+    } = slots;
     base.clear();
     base.extend(lines.iter_mut().map(|s| s.as_mut_ptr()));
     let at_member =
@@ -617,6 +668,10 @@ fn run_chunk(
     table.extend(inputs.splats.iter().map(|d| Raw::of(d.view())));
     table.extend(inputs.scalars.iter().map(|d| Raw::of(d.view())));
     let members = table.len();
+    // An output's member writes the output's piece itself, in place of its slot: copying each
+    // chunk from the slot was a tenth of the threefry program's time (Zen 4). Its readers in the
+    // chunk then read it there. Not where the piece holds a lent input that this member, or a
+    // later one, still reads.
     for (s, &k) in c.slot_of.iter().enumerate() {
         table.push(Raw {
             ty: c.tys[s],
@@ -624,7 +679,23 @@ fn run_chunk(
             len,
         });
     }
+    direct.clear();
+    for &(s, o) in &c.outputs {
+        let input = inputs.lent_to.iter().position(|&t| t == Some(o));
+        let read_later = input.is_some_and(|j| c.last_read.get(j).copied().flatten() >= Some(s));
+        let out = match c.kernels.get(s) {
+            Some(kernel) if !matches!(kernel, Kernel::Folded) && !read_later => {
+                sinks.get_mut(o).and_then(|o| o.direct(at, len, c.tys[s]))
+            }
+            _ => None,
+        };
+        if let (Some(p), Some(r)) = (out, table.get_mut(members + s)) {
+            r.ptr = p;
+        }
+        direct.push(out.is_some());
+    }
     for (s, places) in c.args.iter().enumerate() {
+        let places = places.get();
         let kernel = c.kernels.get(s).ok_or_else(|| missing(s))?;
         if matches!(kernel, Kernel::Folded) {
             continue;
@@ -636,7 +707,8 @@ fn run_chunk(
         }
         for (o, &p) in ops.iter_mut().zip(places) {
             // SAFETY: inputs and splats are borrowed for the whole group and lent inputs are
-            // written only after the chunk's last member; member operands came earlier and wrote
+            // written only after the chunk's last reader of them; member operands came earlier
+            // and wrote
             // `len` elements of their type this chunk, in slots not reused before this member
             // (`compile`).
             *o = unsafe { table.get(p).and_then(|&r| raw_view(r)) }.ok_or_else(|| missing(s))?;
@@ -650,7 +722,9 @@ fn run_chunk(
             return Err(missing(s));
         }
         // SAFETY: `dst` is this member's slot, which none of its operands occupies (`compile`)
-        // and no input shares.
+        // and no input shares, or its output's piece at this chunk (`len` elements of its type
+        // that no operand of this member or of a later one lies in: a fresh buffer, or a lent
+        // input's that no member from this one on reads).
         let ok = unsafe {
             match (kernel, ops) {
                 (Kernel::Binary(k), &[a, b]) => match k {
@@ -694,8 +768,10 @@ fn run_chunk(
     }
     // The outputs, once no member of the chunk reads a lent input any more. (Output slots are
     // never reused within a chunk.)
-    for (s, step) in g.steps.iter().enumerate() {
-        let Some(o) = step.output else { continue };
+    for (&(s, o), &direct) in c.outputs.iter().zip(direct.iter()) {
+        if direct {
+            continue;
+        }
         let r = table.get(members + s).copied().ok_or_else(|| missing(s))?;
         // SAFETY: member `s` wrote `len` elements of its type this chunk, and its slot, an
         // output's, was not reused.

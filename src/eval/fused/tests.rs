@@ -524,6 +524,40 @@ fn a_dying_input_lends_its_buffer_to_an_output_after_its_tile_is_read() {
     }
 }
 
+/// An output whose member comes after every reader of the input lent to it is written in place
+/// chunk by chunk, straight into the lent buffer (`Sink::direct`); the input's values are gone
+/// only once nothing reads them.
+#[test]
+fn a_lent_buffer_is_written_in_place_once_its_input_is_read() {
+    let n = 3 * MIN_ELEMENTS + 5;
+    let body = format!(
+        "  p = s32[{n}] parameter(0)
+  r = s32[{n}] reverse(p), dimensions={{0}}
+  one = s32[] constant(3)
+  ob = s32[{n}] broadcast(one), dimensions={{}}
+  a = s32[{n}] add(r, ob)
+  m = s32[{n}] multiply(a, a)
+  ROOT t = s32[{n}] reverse(m), dimensions={{0}}"
+    );
+    let (m, plan) = planned(&body);
+    assert_eq!(groups(&body), vec![(strs(&["a", "m"]), strs(&["m"]))]);
+    let comp = m.entry();
+    assert!(chunks::compile(comp, &plan.groups[0]).is_some());
+    let idx = |s: &str| comp.instructions.iter().position(|i| i.name == s).unwrap();
+    let r: Vec<i32> = (0..n as i32).map(|i| i * 40_503 - 7_000_000).collect();
+    let mut values: Vec<Option<Literal>> = vec![None; comp.instructions.len()];
+    let lit = Literal::vec(vec![n as i64], r.clone()).unwrap();
+    let ptr = lit.as_array().unwrap().typed::<i32>().unwrap().as_ptr();
+    values[idx("r")] = Some(lit);
+    values[idx("one")] = Some(Literal::scalar(3i32));
+    let outs = run_group(comp, &plan.groups[0], &mut values, &|_| true).unwrap();
+    let got = outs[0].1.as_array().unwrap().typed::<i32>().unwrap();
+    assert_eq!(got.as_ptr(), ptr, "the dying input's buffer was not lent");
+    let want: Vec<i32> = r.iter().map(|x| (x + 3).wrapping_mul(x + 3)).collect();
+    assert_eq!(got, &want[..]);
+    same_either_way(&body, vec![Literal::vec(vec![n as i64], r).unwrap()]);
+}
+
 /// Deterministic bits for element `i` of argument `k`: special patterns (zero, all ones, the
 /// sign bit alone, small values that make shift amounts both in and past the width, NaN and
 /// infinity patterns of F32/F16/BF16) among hashed ones.
