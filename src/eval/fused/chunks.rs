@@ -78,25 +78,38 @@ pub struct Compiled {
     args: Vec<Places>,
     /// Per full input, the last member that reads it (`None`: none does).
     last_read: Vec<Option<usize>>,
+    /// The element types of the full inputs, then of the splats, then of the scalars.
+    in_tys: Vec<ElementType>,
     /// The members that are outputs, with their outputs: the chunk's end writes these alone.
     outputs: Vec<(usize, usize)>,
 }
 
-/// A member's operand places, `len` of them.
+/// A member's operands: `len` places, each with its element type and whether it is a
+/// one-element value (a splat or a scalar) rather than a chunk. The types are here rather than
+/// beside each address in the chunk's table: that table is rebuilt every chunk and had fallen out
+/// of L1 by the time each member read it (a fifth of `run_chunk`'s samples, threefry on Zen 4).
 #[derive(Clone, Copy)]
 struct Places {
     len: usize,
     at: [usize; 4],
+    tys: [ElementType; 4],
+    one: [bool; 4],
 }
 
 impl Places {
-    fn new(places: &[usize]) -> Option<Places> {
-        let mut at = [0; 4];
-        at.get_mut(..places.len())?.copy_from_slice(places);
-        Some(Places {
+    fn new(places: &[(usize, ElementType, bool)]) -> Option<Places> {
+        let mut p = Places {
             len: places.len(),
-            at,
-        })
+            at: [0; 4],
+            tys: [ElementType::Token; 4],
+            one: [false; 4],
+        };
+        for (k, &(at, ty, one)) in places.iter().enumerate() {
+            *p.at.get_mut(k)? = at;
+            p.tys[k] = ty;
+            p.one[k] = one;
+        }
+        Some(p)
     }
 
     fn get(&self) -> &[usize] {
@@ -266,12 +279,15 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
     }
     let widest = tys.iter().map(|t| t.byte_size()).max()?.max(1);
     let (nf, ns, nc) = (g.fulls.len(), g.splats.len(), g.scalars.len());
-    let place = |src: &Source| -> Option<usize> {
+    let in_tys: Vec<ElementType> = (g.fulls.iter().chain(&g.splats).chain(&g.scalars))
+        .map(|&o| ty(o))
+        .collect::<Option<_>>()?;
+    let place = |src: &Source| -> Option<(usize, ElementType, bool)> {
         Some(match *src {
-            Source::Full(j) if j < nf => j,
-            Source::Splat(j) if j < ns => nf + j,
-            Source::Scalar(j) if j < nc => nf + ns + j,
-            Source::Step(i) if i < g.steps.len() => nf + ns + nc + i,
+            Source::Full(j) if j < nf => (j, in_tys[j], false),
+            Source::Splat(j) if j < ns => (nf + j, in_tys[nf + j], true),
+            Source::Scalar(j) if j < nc => (nf + ns + j, in_tys[nf + ns + j], true),
+            Source::Step(i) if i < g.steps.len() => (nf + ns + nc + i, *tys.get(i)?, false),
             _ => return None,
         })
     };
@@ -294,6 +310,7 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
         slots,
         args,
         last_read,
+        in_tys,
         outputs: g
             .steps
             .iter()
@@ -330,7 +347,7 @@ impl Compiled {
 pub struct Slots {
     lines: Vec<Box<[MaybeUninit<Line>]>>,
     base: Vec<*mut MaybeUninit<Line>>,
-    table: Vec<Raw>,
+    table: Vec<*const u8>,
     /// Per `Compiled::outputs` entry, whether its member wrote this chunk straight into the
     /// output (`Sink::direct`).
     direct: Vec<bool>,
@@ -591,22 +608,6 @@ struct Raw {
     len: usize,
 }
 
-impl Raw {
-    const NONE: Raw = Raw {
-        ty: ElementType::Token,
-        ptr: std::ptr::null(),
-        len: 0,
-    };
-
-    fn of(v: DataView<'_>) -> Raw {
-        Raw {
-            ty: v.ty(),
-            ptr: v.as_ptr(),
-            len: v.len(),
-        }
-    }
-}
-
 /// The view `r` stands for.
 ///
 /// # Safety
@@ -650,9 +651,17 @@ fn run_chunk(
         };
     let missing = |s: usize| at_member(s, Error::internal("a fused operand is missing"));
     // Every operand of the chunk by address, in `Compiled::args` order: the members look their
-    // operands up by place instead of branching on where each comes from.
+    // operands up by place instead of branching on where each comes from. An input of another
+    // type or length than compiled for is missing (null).
     table.clear();
     table.reserve(inputs.fulls.len() + inputs.splats.len() + inputs.scalars.len() + g.steps.len());
+    let fits = |v: DataView<'_>, p: usize, n: usize| {
+        if c.in_tys.get(p) == Some(&v.ty()) && v.len() == n {
+            v.as_ptr()
+        } else {
+            std::ptr::null()
+        }
+    };
     for j in 0..inputs.fulls.len() {
         let v = match inputs.lent_to.get(j) {
             Some(Some(o)) => sinks.get(*o).and_then(|s| s.read(at, len)),
@@ -663,21 +672,18 @@ fn run_chunk(
                 .flatten()
                 .and_then(|d| d.view().slice(start, len)),
         };
-        table.push(v.map_or(Raw::NONE, Raw::of));
+        table.push(v.map_or(std::ptr::null(), |v| fits(v, j, len)));
     }
-    table.extend(inputs.splats.iter().map(|d| Raw::of(d.view())));
-    table.extend(inputs.scalars.iter().map(|d| Raw::of(d.view())));
+    for (k, d) in inputs.splats.iter().chain(&inputs.scalars).enumerate() {
+        table.push(fits(d.view(), inputs.fulls.len() + k, 1));
+    }
     let members = table.len();
     // An output's member writes the output's piece itself, in place of its slot: copying each
     // chunk from the slot was a tenth of the threefry program's time (Zen 4). Its readers in the
     // chunk then read it there. Not where the piece holds a lent input that this member, or a
     // later one, still reads.
-    for (s, &k) in c.slot_of.iter().enumerate() {
-        table.push(Raw {
-            ty: c.tys[s],
-            ptr: base.get(k).map_or(std::ptr::null(), |&p| p as *const u8),
-            len,
-        });
+    for &k in &c.slot_of {
+        table.push(base.get(k).map_or(std::ptr::null(), |&p| p as *const u8));
     }
     direct.clear();
     for &(s, o) in &c.outputs {
@@ -690,12 +696,12 @@ fn run_chunk(
             _ => None,
         };
         if let (Some(p), Some(r)) = (out, table.get_mut(members + s)) {
-            r.ptr = p;
+            *r = p;
         }
         direct.push(out.is_some());
     }
-    for (s, places) in c.args.iter().enumerate() {
-        let places = places.get();
+    for (s, member) in c.args.iter().enumerate() {
+        let places = member.get();
         let kernel = c.kernels.get(s).ok_or_else(|| missing(s))?;
         if matches!(kernel, Kernel::Folded) {
             continue;
@@ -705,18 +711,22 @@ fn run_chunk(
         if places.len() > ops.len() {
             return Err(missing(s));
         }
-        for (o, &p) in ops.iter_mut().zip(places) {
-            // SAFETY: inputs and splats are borrowed for the whole group and lent inputs are
-            // written only after the chunk's last reader of them; member operands came earlier
-            // and wrote
-            // `len` elements of their type this chunk, in slots not reused before this member
-            // (`compile`).
-            *o = unsafe { table.get(p).and_then(|&r| raw_view(r)) }.ok_or_else(|| missing(s))?;
+        for (k, (o, &p)) in ops.iter_mut().zip(places).enumerate() {
+            let r = Raw {
+                ty: member.tys[k],
+                ptr: table.get(p).copied().unwrap_or(std::ptr::null()),
+                len: if member.one[k] { 1 } else { len },
+            };
+            // SAFETY: inputs and splats are borrowed for the whole group (their types and
+            // lengths checked above) and lent inputs are written only after the chunk's last
+            // reader of them; member operands came earlier and wrote `len` elements of their
+            // type this chunk, in slots not reused before this member (`compile`).
+            *o = unsafe { raw_view(r) }.ok_or_else(|| missing(s))?;
         }
         let ops = &ops[..places.len()];
         let dst = table
             .get(members + s)
-            .map_or(std::ptr::null_mut(), |r| r.ptr.cast_mut())
+            .map_or(std::ptr::null_mut(), |r| r.cast_mut())
             .cast::<MaybeUninit<Line>>();
         if dst.is_null() {
             return Err(missing(s));
@@ -772,7 +782,11 @@ fn run_chunk(
         if direct {
             continue;
         }
-        let r = table.get(members + s).copied().ok_or_else(|| missing(s))?;
+        let r = Raw {
+            ty: *c.tys.get(s).ok_or_else(|| missing(s))?,
+            ptr: table.get(members + s).copied().ok_or_else(|| missing(s))?,
+            len,
+        };
         // SAFETY: member `s` wrote `len` elements of its type this chunk, and its slot, an
         // output's, was not reused.
         let v = unsafe { raw_view(r) }.ok_or_else(|| missing(s))?;
