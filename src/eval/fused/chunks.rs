@@ -678,13 +678,13 @@ fn run_chunk(
         table.push(fits(d.view(), inputs.fulls.len() + k, 1));
     }
     let members = table.len();
+    for &k in &c.slot_of {
+        table.push(base.get(k).map_or(std::ptr::null(), |&p| p as *const u8));
+    }
     // An output's member writes the output's piece itself, in place of its slot: copying each
     // chunk from the slot was a tenth of the threefry program's time (Zen 4). Its readers in the
     // chunk then read it there. Not where the piece holds a lent input that this member, or a
     // later one, still reads.
-    for &k in &c.slot_of {
-        table.push(base.get(k).map_or(std::ptr::null(), |&p| p as *const u8));
-    }
     direct.clear();
     for &(s, o) in &c.outputs {
         let input = inputs.lent_to.iter().position(|&t| t == Some(o));
