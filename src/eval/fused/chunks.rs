@@ -348,6 +348,9 @@ pub struct Slots {
     lines: Vec<Box<[MaybeUninit<Line>]>>,
     base: Vec<*mut MaybeUninit<Line>>,
     table: Vec<*const u8>,
+    /// Per `Compiled::outputs` entry, whether its member may write the output in place: set once
+    /// per tile (it depends on which inputs lent their buffers, not on the chunk).
+    in_place: Vec<bool>,
     /// Per `Compiled::outputs` entry, whether its member wrote this chunk straight into the
     /// output (`Sink::direct`).
     direct: Vec<bool>,
@@ -360,6 +363,7 @@ impl Slots {
             lines: (0..c.slots).map(|_| Box::new_uninit_slice(lines)).collect(),
             base: vec![],
             table: vec![],
+            in_place: vec![],
             direct: vec![],
         }
     }
@@ -591,6 +595,19 @@ pub fn run_tile(
             "fused chunk slots of the wrong number or size",
         ));
     }
+    // An output's member writes the output's piece itself, in place of its slot: copying each
+    // chunk from the slot was a tenth of the threefry program's time (Zen 4). Its readers in the
+    // chunk then read it there. Not where the piece holds a lent input that this member, or a
+    // later one, still reads.
+    slots.in_place.clear();
+    slots.in_place.extend(c.outputs.iter().map(|&(s, o)| {
+        let input = inputs.lent_to.iter().position(|&t| t == Some(o));
+        let read_later = input.is_some_and(|j| c.last_read.get(j).copied().flatten() >= Some(s));
+        !read_later
+            && c.kernels
+                .get(s)
+                .is_some_and(|k| !matches!(k, Kernel::Folded))
+    }));
     let mut off = 0;
     while off < len {
         let m = CHUNK.min(len - off);
@@ -640,6 +657,7 @@ fn run_chunk(
         lines,
         base,
         table,
+        in_place,
         direct,
     } = slots;
     base.clear();
@@ -681,20 +699,12 @@ fn run_chunk(
     for &k in &c.slot_of {
         table.push(base.get(k).map_or(std::ptr::null(), |&p| p as *const u8));
     }
-    // An output's member writes the output's piece itself, in place of its slot: copying each
-    // chunk from the slot was a tenth of the threefry program's time (Zen 4). Its readers in the
-    // chunk then read it there. Not where the piece holds a lent input that this member, or a
-    // later one, still reads.
+    // The outputs written in place this chunk (`run_tile` says which may be).
     direct.clear();
-    for &(s, o) in &c.outputs {
-        let input = inputs.lent_to.iter().position(|&t| t == Some(o));
-        let read_later = input.is_some_and(|j| c.last_read.get(j).copied().flatten() >= Some(s));
-        let out = match c.kernels.get(s) {
-            Some(kernel) if !matches!(kernel, Kernel::Folded) && !read_later => {
-                sinks.get_mut(o).and_then(|o| o.direct(at, len, c.tys[s]))
-            }
-            _ => None,
-        };
+    for (i, &(s, o)) in c.outputs.iter().enumerate() {
+        let out = (in_place.get(i) == Some(&true))
+            .then(|| sinks.get_mut(o)?.direct(at, len, *c.tys.get(s)?))
+            .flatten();
         if let (Some(p), Some(r)) = (out, table.get_mut(members + s)) {
             *r = p;
         }

@@ -210,14 +210,14 @@ impl GroupPlan {
     /// -> 1.01, 32 rows 0.88 -> 0.92, 16 rows 1.12 -> 1.27, 96 rows 0.97 -> 1.01; F32 64 rows 0.91
     /// -> 0.94, 32 rows 0.93 -> 0.99, 16 rows 0.83 -> 0.87, 96 rows level; AVX-512 F64 16 rows
     /// 0.92 -> 1.07, 32 rows 0.95 -> 1.03, 96 rows 0.96 -> 1.00, F32 16 rows 1.26 -> 1.49, 32 rows
-    /// 1.23 -> 1.35; AVX-512's 64 rows within the spread either way. Timed inside the product, the copy of B for 64 x 4096 x 4096 AVX2 F64
-    /// took 14.4 ms a call (both threads' time) in the old groups and 10.4-10.9 in these, with
-    /// the products' own time unchanged (44-46 ms): in 512-byte runs each row's stream ends
-    /// before the hardware prefetcher is well under way, and asking for the lines in software
-    /// held the load queue (21% of the copy's samples fell on the prefetch instruction itself).
-    /// With the lines asked for into L2 32 rows ahead instead of nothing: level. Groups of all of
-    /// L2 are larger than what the products can find there still, but each panel is read in
-    /// order, from L3 at worst.
+    /// 1.23 -> 1.35; AVX-512's 64 rows within the spread either way. Timed inside the product,
+    /// the copy of B for 64 x 4096 x 4096 AVX2 F64 took 14.4 ms a call (both threads' time) in
+    /// the old groups and 10.4-10.9 in these, with the products' own time unchanged (44-46 ms):
+    /// in 512-byte runs each row's stream ends before the hardware prefetcher is well under way,
+    /// and asking for the lines in software held the load queue (21% of the copy's samples fell
+    /// on the prefetch instruction itself). With the lines asked for into L2 32 rows ahead
+    /// instead of nothing: level. Groups of all of L2 are larger than what the products can find
+    /// there still, but each panel is read in order, from L3 at worst.
     ///
     /// **`packed_from`:** 8 rows on AMD, 17 elsewhere. Medians of alternating runs on Zen 5, B 4096
     /// x 4096: 8 rows on AVX-512 F32 94 -> 113 GFLOP/s, F64 45 -> 59, on AVX2 F32 +4%, F64 +12%; 16
