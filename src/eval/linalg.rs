@@ -767,23 +767,47 @@ mod tests {
             input_spatial: vec![1, 2],
             ..nhwc.clone()
         };
+        // The same with the kernel's input features outermost (i01o, a kernel gradient's
+        // other operand): B's rows are then no progression and are read through their table.
+        let gradient = ConvDims {
+            kernel_input_feature: 0,
+            kernel_spatial: vec![1, 2],
+            ..batch_minor.clone()
+        };
         let padded = |size| WindowDim {
             pad_lo: 1,
             pad_hi: 1,
             ..WindowDim::of_size(size)
         };
+        // (`f32_array` repeats every 5 elements: batch sizes that keep the features' strides
+        // off multiples of 5, or every feature would read the same values.)
         let cases = [
             (nhwc.clone(), vec![2, 7, 6, 4], vec![3, 3, 4, 5], 1, 1),
             (nhwc.clone(), vec![2, 7, 6, 4], vec![3, 3, 2, 6], 2, 1),
             (nhwc.clone(), vec![4, 5, 5, 3], vec![3, 3, 3, 6], 1, 2),
-            (batch_minor, vec![3, 6, 6, 40], vec![3, 3, 3, 8], 1, 1),
+            (batch_minor, vec![3, 6, 6, 42], vec![3, 3, 3, 8], 1, 1),
+            (gradient, vec![5, 6, 6, 41], vec![5, 4, 3, 8], 1, 1),
         ];
-        for (dims, ldims, kdims, fgc, bgc) in cases {
+        let best = MicroKernel::<f32>::best();
+        // Slices of k that end inside a window position's input features (7 of 5 per
+        // position), and row blocks of two tiles, each several positions' batch runs apart.
+        let thin = MicroKernel {
+            kc: 7,
+            mc: 2 * best.mr,
+            ..best
+        };
+        for ((dims, ldims, kdims, fgc, bgc), kern) in cases
+            .into_iter()
+            .flat_map(|c| [(c.clone(), best), (c, thin)])
+        {
+            let window: Vec<WindowDim> = dims
+                .kernel_spatial
+                .iter()
+                .map(|&i| padded(kdims[i]))
+                .collect();
             let attrs = ConvAttrs {
                 dims,
-                window: Window {
-                    dims: vec![padded(kdims[0]), padded(kdims[1])],
-                },
+                window: Window { dims: window },
                 feature_group_count: fgc,
                 batch_group_count: bgc,
             };
@@ -794,7 +818,7 @@ mod tests {
             let (ArrayData::F32(l), ArrayData::F32(r)) = (&lhs.data, &rhs.data) else {
                 unreachable!()
             };
-            conv_fast(&MicroKernel::<f32>::best(), &g, l, r, |x| x, &mut out);
+            conv_fast(&kern, &g, l, r, |x| x, &mut out);
             let oracle = naive_conv(&lhs, &rhs, &attrs, ElementType::F32).unwrap();
             let ArrayData::F32(want) = &oracle.data else {
                 unreachable!()
@@ -803,7 +827,8 @@ mod tests {
             assert_eq!(
                 &got[..],
                 &want[..],
-                "{ldims:?} * {kdims:?}, fgc {fgc} bgc {bgc}"
+                "{ldims:?} * {kdims:?}, fgc {fgc} bgc {bgc}, kc {}",
+                kern.kc
             );
         }
     }

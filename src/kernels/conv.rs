@@ -216,6 +216,26 @@ where
     fn packs_rows(&self) -> bool {
         self.batch_minor.is_none() && self.feature_stride == 1
     }
+    fn pack_panels(
+        &self,
+        r0: usize,
+        h: usize,
+        pc: usize,
+        kcb: usize,
+        mr: usize,
+        block: &mut [T],
+    ) -> bool {
+        // A position's batch elements span several panels: each run of the input is read
+        // once for all of them (panel by panel, a 12-row panel read two cache lines for
+        // twelve of a 32-element batch's values, and the next panel the same lines again).
+        match self.batch_minor {
+            Some(batch) => {
+                self.batch_minor_into(batch, r0, h, pc, kcb, mr, block);
+                true
+            }
+            None => false,
+        }
+    }
     fn pack_rows(&self, r0: usize, h: usize, pc: usize, kcb: usize, panel: &mut [T]) {
         // Each row's window positions are contiguous runs of input features: copies, with no
         // transposing (the kernel reads the rows `kcb` apart).
@@ -225,30 +245,7 @@ where
     }
     fn pack(&self, r0: usize, h: usize, pc: usize, kcb: usize, mr: usize, panel: &mut [T]) {
         if let Some(batch) = self.batch_minor {
-            // The panel's rows, in runs of one position (consecutive batch elements, adjacent
-            // in the input): each column of a run is one contiguous copy into the panel, which
-            // is column-major (`mr` values per column), so nothing needs transposing.
-            let mut i0 = 0;
-            while i0 < h {
-                let r = r0 + i0;
-                let (p, b0) = (r / batch, r % batch);
-                let len = (batch - b0).min(h - i0);
-                let sp = &self.spatial[p * self.kpos_count..(p + 1) * self.kpos_count];
-                for (j, col) in panel.chunks_exact_mut(mr).take(kcb).enumerate() {
-                    let q = pc + j;
-                    let off = sp[q / self.k_in];
-                    if off != NONE {
-                        let src = self.base + off + (q % self.k_in) * self.feature_stride + b0;
-                        for (d, &x) in col[i0..i0 + len].iter_mut().zip(&self.lhs[src..src + len]) {
-                            *d = (self.conv)(x);
-                        }
-                    } else {
-                        col[i0..i0 + len].fill(T::zero());
-                    }
-                }
-                i0 += len;
-            }
-            return;
+            return self.batch_minor_into(batch, r0, h, pc, kcb, mr, panel);
         }
         if self.feature_stride != 1 {
             return self.pack_strided(r0, h, pc, kcb, mr, panel);
@@ -308,6 +305,74 @@ where
 }
 
 impl<S, F> Patches<'_, S, F> {
+    /// Rows `r0..r0 + h` and columns `pc..pc + kcb` of a batch-minor patch matrix into
+    /// column-major panels of `mr` rows, row `i` in panel `i / mr` (at `block[i / mr * mr *
+    /// kcb..]`). The rows come in runs of one position (consecutive batch elements, adjacent in
+    /// the input): each column of a run is one contiguous read, laid into the panels it
+    /// covers, so nothing needs transposing.
+    #[allow(clippy::too_many_arguments)]
+    fn batch_minor_into<T>(
+        &self,
+        batch: usize,
+        r0: usize,
+        h: usize,
+        pc: usize,
+        kcb: usize,
+        mr: usize,
+        block: &mut [T],
+    ) where
+        S: Copy,
+        T: GemmElem,
+        F: Fn(S) -> T,
+    {
+        let k_in = self.k_in;
+        // A run's pieces, one per panel it falls in: (its place in column 0 of the block, its
+        // first element in the run, its length).
+        let mut pieces: Vec<(usize, usize, usize)> = Vec::with_capacity(h / mr.max(1) + 2);
+        let mut i0 = 0;
+        while i0 < h {
+            let r = r0 + i0;
+            let (p, b0) = (r / batch, r % batch);
+            let len = (batch - b0).min(h - i0);
+            pieces.clear();
+            let mut ii = i0;
+            while ii < i0 + len {
+                let (panel, within) = (ii / mr, ii % mr);
+                let l = (mr - within).min(i0 + len - ii);
+                pieces.push((panel * mr * kcb + within, ii - i0, l));
+                ii += l;
+            }
+            let sp = &self.spatial[p * self.kpos_count..(p + 1) * self.kpos_count];
+            // The columns are visited input feature major: one feature's window positions
+            // read neighbouring stretches of the input, one stream, where the columns' own
+            // order (feature minor) jumps a feature's stride at every column, as many streams
+            // as features, each stride a multiple of 4 KiB (one L1 set) in a kernel gradient.
+            for c in 0..k_in {
+                // The block's first column of feature `c`.
+                let first = (c + k_in - pc % k_in) % k_in;
+                let src_c = self.base + c * self.feature_stride + b0;
+                let (mut j, mut kp) = (first, (pc + first) / k_in);
+                while j < kcb {
+                    let off = sp[kp];
+                    if off != NONE {
+                        let run = &self.lhs[src_c + off..src_c + off + len];
+                        for &(d, s, l) in &pieces {
+                            let dst = &mut block[d + j * mr..d + j * mr + l];
+                            copy_short(dst, &run[s..s + l], &self.conv);
+                        }
+                    } else {
+                        for &(d, _, l) in &pieces {
+                            block[d + j * mr..d + j * mr + l].fill(T::zero());
+                        }
+                    }
+                    j += k_in;
+                    kp += 1;
+                }
+            }
+            i0 += len;
+        }
+    }
+
     /// Where batch-major row `r` reads: the offset of its batch element, and the spatial offset
     /// (or `NONE`) of each of its window positions.
     fn row_source(&self, r: usize) -> (usize, &[usize]) {
@@ -376,6 +441,30 @@ impl<S, F> Patches<'_, S, F> {
             *r = run;
         }
         super::gemm::gather(&rows[..h], kcb, panel, mr, &|x| x);
+    }
+}
+
+/// `dst[i] = conv(src[i])` for the piece of a run that falls in one panel: a panel's height
+/// copied with the length a constant, the rest element by element. (A loop of run-time length
+/// became a call to `memmove` per piece for F32, a seventh of a kernel gradient's time.)
+#[inline(always)]
+fn copy_short<S: Copy, T>(dst: &mut [T], src: &[S], conv: &impl Fn(S) -> T) {
+    fn fixed<S: Copy, T, const N: usize>(dst: &mut [T], src: &[S], conv: &impl Fn(S) -> T) {
+        for (x, &y) in dst[..N].iter_mut().zip(&src[..N]) {
+            *x = conv(y);
+        }
+    }
+    match dst.len().min(src.len()) {
+        4 => fixed::<S, T, 4>(dst, src, conv),
+        6 => fixed::<S, T, 6>(dst, src, conv),
+        8 => fixed::<S, T, 8>(dst, src, conv),
+        12 => fixed::<S, T, 12>(dst, src, conv),
+        16 => fixed::<S, T, 16>(dst, src, conv),
+        _ => {
+            for (x, &y) in dst.iter_mut().zip(src) {
+                *x = conv(y);
+            }
+        }
     }
 }
 

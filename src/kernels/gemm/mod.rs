@@ -144,6 +144,21 @@ pub trait PackA<T: GemmElem>: Sync {
     /// Writes rows `r0..r0+h` and columns `pc..pc+kcb` row-major, `panel[ii * kcb + p]`, every
     /// one of them (zeros where the source has none); rows past `h` are the caller's.
     fn pack_rows(&self, r0: usize, h: usize, pc: usize, kcb: usize, panel: &mut [T]);
+    /// `pack` for `h / mr` whole panels at once (`h` a multiple of `mr`), panel `i` at
+    /// `block[i * mr * kcb..]`, for a source that reads its memory better across panels than
+    /// panel by panel; false (nothing written) if it does not, and `pack` is asked per panel.
+    fn pack_panels(
+        &self,
+        r0: usize,
+        h: usize,
+        pc: usize,
+        kcb: usize,
+        mr: usize,
+        block: &mut [T],
+    ) -> bool {
+        let _ = (r0, h, pc, kcb, mr, block);
+        false
+    }
 }
 
 /// A `MatRef` converted element by element: the A source of `gemm`.
@@ -717,7 +732,18 @@ fn by_rows<SB, T, PA, FB>(
                 // was 3% of a convolution).
                 let mut apack = Scratch::stale(mpanels * mr * kcb, T::zero());
                 let mut tmp = vec![T::zero(); mr * nr];
-                for (ip, panel) in apack.chunks_mut(mr * kcb).enumerate() {
+                // The whole panels in one call where the source can (see `pack_panels`).
+                let whole = mcb / mr * mr;
+                let done = if rows_packed.is_none()
+                    && direct.is_none()
+                    && whole > 0
+                    && a.pack_panels(i0, whole, pc, kcb, mr, &mut apack[..whole * kcb])
+                {
+                    whole / mr
+                } else {
+                    0
+                };
+                for (ip, panel) in apack.chunks_mut(mr * kcb).enumerate().skip(done) {
                     let r0 = i0 + ip * mr;
                     let h = mr.min(i0 + mcb - r0);
                     if rows_packed.is_some() {

@@ -780,52 +780,66 @@ fn next_panel_pieces_cover_the_panel_once() {
 #[test]
 fn b_panels_are_the_same_whichever_copy_packs_them() {
     let (rows, cols, rs) = (13usize, 75usize, 80usize);
-    let data: Vec<f32> = (0..3 + rows * rs).map(|i| i as f32 * 0.25 - 7.0).collect();
-    let rt: Vec<usize> = (0..rows).map(|r| 3 + r * rs).collect();
-    let ct: Vec<usize> = (0..cols).collect();
-    let b = MatRef {
-        data: &data,
-        base: 0,
-        rows: &rt,
-        cols: &ct,
-    };
-    let st = b.strided();
-    assert!(st.is_some());
-    let (pc, kcb, jc, ncb) = (2usize, 11usize, 5usize, 69usize);
-    for nr in [4usize, 6, 8, 16, 32] {
-        let panels = ncb.div_ceil(nr);
-        for order in [BOrder::Strips, BOrder::StripsUnasked, BOrder::RowRuns] {
-            for (p0, p1) in [(0, panels), (1, panels), (0, 1)] {
-                let conv = |x: f32| f64::from(x) * 2.0;
-                let args = ((pc, kcb), (jc, ncb), (p0, p1));
-                let mut fast = vec![-1.0f64; panels * nr * kcb];
-                pack::pack_b_panels(&b, st, args.0, args.1, args.2, nr, &mut fast, &conv, order);
-                for l in crate::kernels::isa::levels() {
-                    let mut out = vec![-1.0f64; panels * nr * kcb];
-                    pack::pack_b_panels_at(
-                        l, &b, st, args.0, args.1, args.2, nr, &mut out, &conv, order,
+    let data: Vec<f32> = (0..3 + rows * rs + 2 * cols)
+        .map(|i| i as f32 * 0.25 - 7.0)
+        .collect();
+    let strided_rows: Vec<usize> = (0..rows).map(|r| 3 + r * rs).collect();
+    // Rows through a table that is no progression (a convolution kernel's), with adjacent
+    // columns (the row-run copy) and with columns two apart (element by element).
+    let shuffled_rows: Vec<usize> = (0..rows).map(|r| 3 + (r * 7 % rows) * rs).collect();
+    let unit_cols: Vec<usize> = (0..cols).collect();
+    let spread_cols: Vec<usize> = (0..cols).map(|c| 2 * c).collect();
+    for (rt, ct, strided) in [
+        (&strided_rows, &unit_cols, true),
+        (&shuffled_rows, &unit_cols, false),
+        (&shuffled_rows, &spread_cols, false),
+    ] {
+        let b = MatRef {
+            data: &data,
+            base: 0,
+            rows: rt,
+            cols: ct,
+        };
+        let st = b.strided();
+        assert_eq!(st.is_some(), strided);
+        let (pc, kcb, jc, ncb) = (2usize, 11usize, 5usize, 69usize);
+        for nr in [4usize, 6, 8, 16, 32] {
+            let panels = ncb.div_ceil(nr);
+            for order in [BOrder::Strips, BOrder::StripsUnasked, BOrder::RowRuns] {
+                for (p0, p1) in [(0, panels), (1, panels), (0, 1)] {
+                    let conv = |x: f32| f64::from(x) * 2.0;
+                    let args = ((pc, kcb), (jc, ncb), (p0, p1));
+                    let mut fast = vec![-1.0f64; panels * nr * kcb];
+                    pack::pack_b_panels(
+                        &b, st, args.0, args.1, args.2, nr, &mut fast, &conv, order,
                     );
-                    assert_eq!(out, fast, "{l:?}, {order:?}, nr {nr}, panels {p0}..{p1}");
-                }
-                for q in 0..p1 - p0 {
-                    let j0 = jc + (p0 + q) * nr;
-                    for p in 0..kcb {
-                        for j in 0..nr {
-                            let want = if j0 + j < jc + ncb {
-                                conv(data[3 + (pc + p) * rs + j0 + j])
-                            } else {
-                                -1.0
-                            };
-                            assert_eq!(
-                                fast[q * nr * kcb + p * nr + j],
-                                want,
-                                "{order:?}, nr {nr}, panel {q} row {p} col {j}"
-                            );
+                    for l in crate::kernels::isa::levels() {
+                        let mut out = vec![-1.0f64; panels * nr * kcb];
+                        pack::pack_b_panels_at(
+                            l, &b, st, args.0, args.1, args.2, nr, &mut out, &conv, order,
+                        );
+                        assert_eq!(out, fast, "{l:?}, {order:?}, nr {nr}, panels {p0}..{p1}");
+                    }
+                    for q in 0..p1 - p0 {
+                        let j0 = jc + (p0 + q) * nr;
+                        for p in 0..kcb {
+                            for j in 0..nr {
+                                let want = if j0 + j < jc + ncb {
+                                    conv(data[rt[pc + p] + ct[j0 + j]])
+                                } else {
+                                    -1.0
+                                };
+                                assert_eq!(
+                                    fast[q * nr * kcb + p * nr + j],
+                                    want,
+                                    "{order:?}, nr {nr}, panel {q} row {p} col {j}, strided {strided}"
+                                );
+                            }
                         }
                     }
+                    // Nothing past the panels asked for is written.
+                    assert!(fast[(p1 - p0) * nr * kcb..].iter().all(|&x| x == -1.0));
                 }
-                // Nothing past the panels asked for is written.
-                assert!(fast[(p1 - p0) * nr * kcb..].iter().all(|&x| x == -1.0));
             }
         }
     }
