@@ -60,6 +60,15 @@ def dot_case(name, dtype, m, b=0, k=None, n=None):
              {"jax": jax.__version__, "reps": reps})
 
 
+def conv_reps(flops):
+    """Runs to take the best of for a convolution: ten under 4 GFLOP (every case of the table,
+    1.5 to 10 ms a call on two cores). Three calls of a few milliseconds fit inside one spell of
+    a shared host's other vCPU being away, and the round then showed either side at half its
+    speed (2026-12-06, Zen 4: 3 of 21 rounds a sitting, XLA:CPU's as well as xla-spec's).
+    `linalg_compare.py` gives xla-spec as many runs (the "reps" field)."""
+    return 3 if flops > 4e9 else 10
+
+
 def conv_case(name, n, hw, ch):
     if jax is None:
         return
@@ -70,7 +79,9 @@ def conv_case(name, n, hw, ch):
         x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
         precision="highest"))
     flops = 2.0 * n * hw * hw * ch * ch * 9
-    emit(name, "jax-xla-cpu", flops, best(lambda: f(x, w).block_until_ready()), {"jax": jax.__version__})
+    reps = conv_reps(flops)
+    emit(name, "jax-xla-cpu", flops, best(lambda: f(x, w).block_until_ready(), reps),
+         {"jax": jax.__version__, "reps": reps})
 
 
 def conv_general_case(name, lhs, rhs, labels, pad):
@@ -91,7 +102,9 @@ def conv_general_case(name, lhs, rhs, labels, pad):
     kin = rhs[r.index("i")]
     window = rhs[r.index("0")] * rhs[r.index("1")]
     flops = 2.0 * out.size * kin * window
-    emit(name, "jax-xla-cpu", flops, best(lambda: f(x, w).block_until_ready()), {"jax": jax.__version__})
+    reps = conv_reps(flops)
+    emit(name, "jax-xla-cpu", flops, best(lambda: f(x, w).block_until_ready(), reps),
+         {"jax": jax.__version__, "reps": reps})
 
 
 CASES = []
