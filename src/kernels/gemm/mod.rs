@@ -582,6 +582,48 @@ fn row_block(
     }
 }
 
+/// The first row of each of `by_rows`' row blocks, and `m` last: blocks of `mc` rows (see
+/// `row_block`), except where that gives each of several threads a single block: then
+/// decreasing blocks, each a `2 * threads`-th of the tiles left (at least `GUIDED_MIN_TILES`).
+///
+/// Why: a helper woken from sleep starts late. On a 2-vCPU Zen 4 VM, 300 ms after the last
+/// call (the pause `gemm_pairs` leaves between calls), the helper's first task began 56-95 µs
+/// after the step did (15-25 of them the caller's `unpark`), a third of a 256^3 F32 product on
+/// two threads; with one block each, the caller then waited for the helper's whole block. With
+/// decreasing blocks, the late thread takes fewer of them (guided self-scheduling, Polychronopoulos
+/// and Kuck, 1987).
+fn block_starts(m: usize, mc: usize, mr: usize, threads: usize) -> Vec<usize> {
+    let (mc, mr) = (mc.max(1), mr.max(1));
+    if threads < 2 || m.div_ceil(mc) > threads {
+        let mut starts: Vec<usize> = (0..m).step_by(mc).collect();
+        starts.push(m);
+        return starts;
+    }
+    let mut starts = vec![0];
+    let mut i0 = 0;
+    while i0 < m {
+        let left = (m - i0).div_ceil(mr);
+        let take = left.div_ceil(2 * threads).max(GUIDED_MIN_TILES);
+        i0 = (i0 + take * mr).min(m);
+        starts.push(i0);
+    }
+    starts
+}
+
+/// The fewest tiles of rows in a block `block_starts` makes smaller for balance.
+const GUIDED_MIN_TILES: usize = 2;
+
+/// The largest product (`m * n * k`) whose row blocks `block_starts` makes smaller for balance:
+/// each smaller block streams all of a B block again, which a wake-up's delay no longer
+/// outweighs when each thread's share takes several milliseconds. Measured on a Zen 4 (2
+/// vCPUs), `gemm_pairs` (300 ms pauses) against the even blocks, paired ratios to OpenBLAS,
+/// medians of two or three runs: AVX2 F32 256^3 0.946-0.990 -> 0.981-1.018, F64 256^3
+/// 0.949/0.961 -> 0.973/0.996, F32 512^3 0.997/1.035 -> 1.072/1.102, F64 512^3 1.010/1.021 ->
+/// 1.030/1.078; AVX-512 F32 256^3 0.976/1.003 -> 1.053/1.103, F64 512^3 0.970/0.993 ->
+/// 1.000/1.042; but AVX-512 F32 1024^3 1.096/1.110 -> 1.039/1.063. Calls back to back (the
+/// helper awake) ran level at 256^3 and 512^3 (best of 300).
+const GUIDED_MAX_PRODUCT: usize = 1 << 28;
+
 /// The plan for enough rows: B packed once per `KC x NC` block, then row blocks of A and C,
 /// balanced so that every thread gets as many.
 ///
@@ -651,6 +693,8 @@ fn by_rows<SB, T, PA, FB>(
         rounds_down(),
         &|h| kern.edge(h).is_some(),
     );
+    let guided = m.saturating_mul(n).saturating_mul(k) <= GUIDED_MAX_PRODUCT;
+    let starts = block_starts(m, mc, mr, if far || !guided { 1 } else { threads });
     let max_panels = nc.min(n).div_ceil(nr);
     // (Partial panels are zeroed where they are packed.)
     let mut bpack: Scratch<T> = Scratch::stale(max_panels * nr * kc.min(k), T::zero());
@@ -725,7 +769,7 @@ fn by_rows<SB, T, PA, FB>(
             // Row block `ib` (`mcb` rows of C from `cblock`, row stride n) times the B groups
             // `only` names, or all of them starting from the block's own.
             let block = |ib: usize, cblock: *mut T, mcb: usize, only: Option<usize>| {
-                let i0 = ib * mc;
+                let i0 = starts[ib];
                 let mpanels = mcb.div_ceil(mr);
                 // Only a last, partial panel needs zeros first (its rows past the edge): the
                 // sources write every element of their rows (zeroing the whole block each time
@@ -804,26 +848,28 @@ fn by_rows<SB, T, PA, FB>(
                     }
                 }
             };
+            let shared_c = SharedMut(c.as_mut_ptr().cast::<T>());
+            // Row block `ib`'s first row of C and its height.
+            let rows = |ib: usize| (shared_c.at(starts[ib] * n), starts[ib + 1] - starts[ib]);
+            let blocks = starts.len() - 1;
             if far && groups > 1 {
-                let shared_c = SharedMut(c.as_mut_ptr().cast::<T>());
                 super::pool::run_tasks(groups, &|g| {
-                    for i0 in (0..m).step_by(mc) {
-                        block(i0 / mc, shared_c.at(i0 * n), mc.min(m - i0), Some(g));
+                    for ib in 0..blocks {
+                        let (cblock, mcb) = rows(ib);
+                        block(ib, cblock, mcb, Some(g));
                     }
                 });
             } else if threads == 1 {
-                for (ib, cblock) in c.chunks_mut(mc * n).enumerate() {
-                    block(ib, cblock.as_mut_ptr().cast(), cblock.len() / n, None);
+                for ib in 0..blocks {
+                    let (cblock, mcb) = rows(ib);
+                    block(ib, cblock, mcb, None);
                 }
             } else {
-                let len = mc * n;
-                super::pool::for_each_chunk(c, len, &|off, cblock| {
-                    block(
-                        off / len,
-                        cblock.as_mut_ptr().cast(),
-                        cblock.len() / n,
-                        None,
-                    )
+                // Tasks are claimed in order, so the later, smaller blocks (`block_starts`)
+                // are the ones left to whichever thread comes last.
+                super::pool::run_tasks(blocks, &|ib| {
+                    let (cblock, mcb) = rows(ib);
+                    block(ib, cblock, mcb, None)
                 });
             }
         }

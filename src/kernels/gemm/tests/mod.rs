@@ -320,6 +320,37 @@ fn row_blocks_stay_near_the_cache_block() {
     }
 }
 
+/// Row blocks for a product small enough to balance (`block_starts`): where each thread would
+/// get a single block, decreasing blocks of whole tiles that cover the rows once, the later
+/// ones left to a helper that starts late; elsewhere the even blocks of `row_block`.
+#[test]
+fn row_blocks_shrink_where_each_thread_has_one() {
+    let check = |starts: &[usize], m: usize, mr: usize| {
+        assert_eq!((starts[0], *starts.last().unwrap()), (0, m), "{starts:?}");
+        for w in starts.windows(2) {
+            assert!(w[0] < w[1], "{starts:?}");
+            assert!(w[0] % mr == 0, "{starts:?}: a block starts inside a tile");
+        }
+    };
+    // 256 rows of 6-row tiles on two threads (one block of 258 each): 43 tiles in blocks of
+    // 11, 8, 6, 5, 4, 3, 2, 2 and the last 2 tiles (the second only 4 rows).
+    let s = block_starts(256, 258, 6, 2);
+    check(&s, 256, 6);
+    assert_eq!(s, [0, 66, 114, 150, 180, 204, 222, 234, 246, 256]);
+    // Sizes never grow, and none is under two tiles but the last.
+    let sizes: Vec<usize> = s.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
+    assert!(
+        sizes[..sizes.len() - 1].iter().all(|&h| h >= 12),
+        "{sizes:?}"
+    );
+    // More blocks than threads already, or one thread: the even blocks.
+    assert_eq!(block_starts(1024, 342, 6, 2), [0, 342, 684, 1024]);
+    assert_eq!(block_starts(256, 258, 6, 1), [0, 256]);
+    // Fewer rows than a tile.
+    assert_eq!(block_starts(5, 6, 6, 2), [0, 5]);
+}
+
 fn no_edge(_: usize) -> bool {
     false
 }
