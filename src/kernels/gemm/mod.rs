@@ -553,7 +553,9 @@ fn rounds_down() -> bool {
 /// Blocks of whole tiles can be unequal by a tile (256 rows of 6-row tiles on two threads: 22
 /// tiles and 20 and two thirds). Where a short last tile has a smaller instance (`edge`
 /// says which remainders do), equal blocks that are not whole tiles are taken instead when they
-/// hold fewer full tiles: 128 rows are 21 tiles and a 2-row one on each thread.
+/// hold fewer full tiles: 128 rows are 21 tiles and a 2-row one on each thread. (Where that
+/// leaves one block per thread of a product of at most `GUIDED_MAX_PRODUCT`, `block_starts`
+/// replaces the blocks with shrinking ones, and only the last of those has a short tile.)
 fn row_block(
     m: usize,
     mc: usize,
@@ -693,8 +695,11 @@ fn by_rows<SB, T, PA, FB>(
         rounds_down(),
         &|h| kern.edge(h).is_some(),
     );
-    let guided = m.saturating_mul(n).saturating_mul(k) <= GUIDED_MAX_PRODUCT;
-    let starts = block_starts(m, mc, mr, if far || !guided { 1 } else { threads });
+    // Shrinking blocks only where one thread may wait for another's single block: not split by
+    // columns (every task walks all the blocks), not on large products (one thread's count
+    // asks for the even blocks).
+    let guided = !far && m.saturating_mul(n).saturating_mul(k) <= GUIDED_MAX_PRODUCT;
+    let starts = block_starts(m, mc, mr, if guided { threads } else { 1 });
     let max_panels = nc.min(n).div_ceil(nr);
     // (Partial panels are zeroed where they are packed.)
     let mut bpack: Scratch<T> = Scratch::stale(max_panels * nr * kc.min(k), T::zero());
