@@ -320,35 +320,54 @@ fn row_blocks_stay_near_the_cache_block() {
     }
 }
 
-/// Row blocks for a product small enough to balance (`block_starts`): where each thread would
-/// get a single block, decreasing blocks of whole tiles that cover the rows once, the later
-/// ones left to a helper that starts late; elsewhere the even blocks of `row_block`.
+/// Row blocks that shrink where the threads would otherwise wait for each other
+/// (`block_starts`): whole tiles that cover the rows once, never growing, the later and smaller
+/// ones left to whichever thread comes last.
 #[test]
-fn row_blocks_shrink_where_each_thread_has_one() {
-    let check = |starts: &[usize], m: usize, mr: usize| {
+fn row_blocks_shrink_toward_the_end_of_a_step() {
+    let sizes = |starts: &[usize], m: usize, mr: usize| -> Vec<usize> {
         assert_eq!((starts[0], *starts.last().unwrap()), (0, m), "{starts:?}");
         for w in starts.windows(2) {
             assert!(w[0] < w[1], "{starts:?}");
             assert!(w[0] % mr == 0, "{starts:?}: a block starts inside a tile");
         }
+        let sizes: Vec<usize> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
+        sizes
     };
-    // 256 rows of 6-row tiles on two threads (one block of 258 each): 43 tiles in blocks of
-    // 11, 8, 6, 5, 4, 3, 2, 2 and the last 2 tiles (the second only 4 rows).
-    let s = block_starts(256, 258, 6, 2);
-    check(&s, 256, 6);
+    // 256 rows of 6-row tiles on two threads (one block of 258 each), a small product: 43 tiles
+    // in blocks of 11, 8, 6, 5, 4, 3, 2, 2 and the last 2 tiles (the second only 4 rows).
+    let s = block_starts(256, 258, 6, 2, true);
     assert_eq!(s, [0, 66, 114, 150, 180, 204, 222, 234, 246, 256]);
-    // Sizes never grow, and none is under two tiles but the last.
-    let sizes: Vec<usize> = s.windows(2).map(|w| w[1] - w[0]).collect();
-    assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
-    assert!(
-        sizes[..sizes.len() - 1].iter().all(|&h| h >= 12),
-        "{sizes:?}"
+    // None is under two tiles but the last.
+    let h = sizes(&s, 256, 6);
+    assert!(h[..h.len() - 1].iter().all(|&h| h >= 12), "{h:?}");
+    // One block per thread of a large product: the even blocks.
+    assert_eq!(block_starts(1024, 512, 6, 2, false), [0, 512, 1024]);
+    // More blocks than threads (4096 rows in blocks of 410 on two threads): blocks of 68 whole
+    // tiles (408 rows) until fewer than four such are left, then a quarter of the tiles left,
+    // at least 4 tiles.
+    let s = block_starts(4096, 410, 6, 2, false);
+    let h = sizes(&s, 4096, 6);
+    assert_eq!(&s[..8], [0, 408, 816, 1224, 1632, 2040, 2448, 2856]);
+    assert_eq!(
+        &s[8..],
+        [
+            3168, 3402, 3576, 3708, 3810, 3882, 3936, 3978, 4008, 4032, 4056, 4080, 4096
+        ]
     );
-    // More blocks than threads already, or one thread: the even blocks.
-    assert_eq!(block_starts(1024, 342, 6, 2), [0, 342, 684, 1024]);
-    assert_eq!(block_starts(256, 258, 6, 1), [0, 256]);
+    assert!(h[..h.len() - 1].iter().all(|&h| h >= 24), "{h:?}");
+    // Three blocks of 342 rows (57 tiles) for two threads: fewer than four such blocks from
+    // the start, so a quarter of the tiles left from the first block on (43, then 32).
+    let s = block_starts(1024, 342, 6, 2, true);
+    assert_eq!(s[..3], [0, 258, 450]);
+    let h = sizes(&s, 1024, 6);
+    assert!(h[..h.len() - 1].iter().all(|&h| h >= 24), "{h:?}");
+    // One thread: the even blocks.
+    assert_eq!(block_starts(256, 258, 6, 1, true), [0, 256]);
+    assert_eq!(block_starts(1024, 342, 6, 1, true), [0, 342, 684, 1024]);
     // Fewer rows than a tile.
-    assert_eq!(block_starts(5, 6, 6, 2), [0, 5]);
+    assert_eq!(block_starts(5, 6, 6, 2, true), [0, 5]);
 }
 
 fn no_edge(_: usize) -> bool {
