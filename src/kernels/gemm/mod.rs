@@ -596,7 +596,7 @@ fn row_block(
 /// Why the first rule: every slice of k (`KC`) is a parallel step of its own, whose end waits
 /// for the last block. On a 2-vCPU Zen 4 VM, 4096^3 F32 on two threads (AVX2, 10 blocks of 410
 /// rows, about 17 ms each, a step about 84 ms), one thread waited 0.2-12 ms at the end of a
-/// step, 1.6-3.2 ms on average over runs: the other's last block had started late (a host
+/// step, 1.6-3.2 ms on average over runs: the other's last block had started late or run slow (a host
 /// that takes a vCPU for a while). With the shrinking tail the wait fell to 0.2-0.3 ms and the
 /// steps ran 0.6-1.0 ms shorter (three pairs of runs alternating, 56 steps each); calls with and
 /// without it alternating in one process, medians of 10 pairs, took 0.957-0.967 of the time at
@@ -640,7 +640,7 @@ const GUIDED_MIN_TILES: usize = 2;
 
 /// The fewest tiles of rows in a block of the shrinking tail `block_starts` gives a step of
 /// many blocks. On the Zen 4 of `block_starts`, 4096^3 F32 AVX2 on two threads: a thread's
-/// wait at the end of a step 0.12 ms with 2 tiles, 0.25 with 4, 0.55-0.77 with 8.
+/// wait at the end of a step 0.10-0.14 ms with 2 tiles, 0.19-0.27 with 4, 0.56-0.77 with 8.
 const TAIL_MIN_TILES: usize = 4;
 
 /// The largest product (`m * n * k`) whose row blocks `block_starts` makes smaller for balance:
