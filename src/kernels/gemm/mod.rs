@@ -596,13 +596,13 @@ fn row_block(
 /// Why the first rule: every slice of k (`KC`) is a parallel step of its own, whose end waits
 /// for the last block. On a 2-vCPU Zen 4 VM, 4096^3 F32 on two threads (AVX2, 10 blocks of 410
 /// rows, about 17 ms each, a step about 84 ms), one thread waited 0.2-12 ms at the end of a
-/// step, 1.6-3.2 ms on average over runs: the other's last block had started late or run slow (a host
-/// that takes a vCPU for a while). With the shrinking tail the wait fell to 0.2-0.3 ms and the
-/// steps ran 0.6-1.0 ms shorter (three pairs of runs alternating, 56 steps each); calls with and
-/// without it alternating in one process, medians of 10 pairs, took 0.957-0.967 of the time at
-/// 4096^3 and 0.963-1.012 at 2048^3 (AVX2 F32), AVX2 F64 0.974-0.994, AVX-512 0.87-1.008;
-/// convolutions level. Each smaller block streams all of the B block again, from L3, while the
-/// products run.
+/// step, 1.6-3.2 ms on average over runs: the other's last block had started late or run slow
+/// (a host that takes a vCPU for a while). With the shrinking tail the wait fell to 0.2-0.3 ms
+/// and the steps ran 0.6-1.0 ms shorter (three pairs of runs alternating, 56 steps each); calls
+/// with and without it alternating in one process, medians of 10 pairs, took 0.957-0.967 of the
+/// time at 4096^3 and 0.963-1.012 at 2048^3 (AVX2 F32), AVX2 F64 0.974-0.994, AVX-512
+/// 0.87-1.008; convolutions level. Each smaller block streams all of the B block again, from
+/// L3, while the products run.
 ///
 /// Why the second: a helper woken from sleep starts late. On a 2-vCPU Zen 4 VM, 300 ms after
 /// the last call (the pause `gemm_pairs` leaves between calls), the helper's first task began
