@@ -368,6 +368,38 @@ fn row_blocks_shrink_toward_the_end_of_a_step() {
     assert_eq!(block_starts(1024, 342, 6, 1, true), [0, 342, 684, 1024]);
     // Fewer rows than a tile.
     assert_eq!(block_starts(5, 6, 6, 2, true), [0, 5]);
+    // Every shape: `row_block`'s blocks where nothing shrinks; elsewhere whole tiles covering
+    // the rows once, never growing, and where there are more blocks than threads none larger
+    // than `mc`'s whole tiles and none under the tail's four tiles but the last (or under `mc`'s
+    // whole tiles where those are fewer).
+    for mr in [1, 4, 6, 8, 12, 14] {
+        for mc in [mr, 2 * mr, 5 * mr + 3, 40 * mr, 492] {
+            for threads in 1..=4 {
+                for m in (1..700).step_by(7) {
+                    for small in [false, true] {
+                        let s = block_starts(m, mc, mr, threads, small);
+                        let many = m.div_ceil(mc) > threads;
+                        if threads == 1 || !(many || small) {
+                            // `row_block`'s blocks, which may be equal blocks of part tiles.
+                            let even: Vec<usize> = (0..m).step_by(mc).chain([m]).collect();
+                            assert_eq!(s, even, "{m} {mc} {mr} {threads}");
+                            continue;
+                        }
+                        let h = sizes(&s, m, mr);
+                        if many {
+                            let most = (mc / mr).max(1) * mr;
+                            assert!(h.iter().all(|&h| h <= most), "{m} {mc} {mr}: {h:?}");
+                            let least = most.min(TAIL_MIN_TILES * mr);
+                            assert!(
+                                h[..h.len() - 1].iter().all(|&h| h >= least),
+                                "{m} {mc} {mr} {threads}: {h:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn no_edge(_: usize) -> bool {
