@@ -10,8 +10,9 @@
 //! OpenBLAS is the library NumPy's wheel ships (`scipy_openblas64`, 64-bit integers), opened
 //! with `dlopen`; `benches/gemm_pairs.sh` installs the pinned NumPy and passes its path in
 //! `OPENBLAS_LIB`. It writes into one output buffer allocated before the rounds, while
-//! xla-spec's fast path allocates its result on every call, as an interpreter's op must: the
-//! comparison is slanted towards OpenBLAS, never against it.
+//! xla-spec's fast path allocates its result on every call, as an interpreter's op must (through
+//! the `xla-spec` command's allocator, mimalloc): the comparison is slanted towards OpenBLAS,
+//! never against it.
 //!
 //! Usage: `benches/gemm_pairs.sh [FILTER] [--rounds N] [--pause MS] [--save FILE]`; the cases
 //! are the GEMM rows of `xla-spec bench`'s table (`dot_f32_*`, `dot_f64_*`) whose name contains
@@ -19,6 +20,17 @@
 //! `XLA_SPEC_GEMM_KERNEL` (and `OPENBLAS_CORETYPE` for OpenBLAS's). With `--rows FILE` the bench
 //! writes its rows and method as JSON, which the script's `--save` wraps into a record of kind
 //! `pairs` (`benches/record.py`) for the book's performance page.
+
+/// The allocator the `xla-spec` command runs with (`src/main.rs`), so that xla-spec's result,
+/// allocated afresh on every call, comes from where it comes from in the command. Under the
+/// system allocator a 64 or 128 MiB result was a fresh `mmap` on every call, whose pages the
+/// kernel zeroed inside the timed call: on a Zen 4 (2026-12-06), 3.7% of a one-thread F64 4096^3
+/// run's samples were `clear_page_erms` under our micro-kernel's first stores to C (1.3% with
+/// mimalloc, the warm-up call's), and the paired ratio read 0.981-0.987 against 0.991-1.002 in
+/// alternating runs. mimalloc keeps the freed pages for the next call, as it does between an
+/// interpreted program's instructions; OpenBLAS still writes into a buffer mapped once.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::time::{Duration, Instant};
 use xla_spec::ElementType;
@@ -315,6 +327,7 @@ fn run() -> Result<(), String> {
              a {} ms pause, alternating which goes first; {} rounds; each side's best, and the \
              median and quartiles of the per-round ratio (OpenBLAS's time over xla-spec's); \
              threads: xla-spec {}, OpenBLAS {}; micro-kernel {kernel}, OpenBLAS core {coretype}; \
+             xla-spec's result allocated on every call through mimalloc, as in the xla-spec command; \
              load average {load_before} before, {} after",
             args.pause.as_millis(),
             args.rounds,
