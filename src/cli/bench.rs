@@ -385,6 +385,78 @@ fn best_time(reps: usize, mut f: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// `bench --peak`: each SIMD micro-kernel against this core's multiply-add peak, one thread
+/// (`kernels::gemm::peak`): the FMA loop, the kernel on panels in L1, and the kernel on an A
+/// block from L2 with this machine's block sizes.
+fn peak(json: bool) -> i32 {
+    use crate::kernels::gemm::peak;
+    let peaks = match peak::probe_all(std::time::Duration::from_millis(150)) {
+        Ok(p) => p,
+        Err(e) => {
+            errln!("xla-spec bench --peak: internal error: {e}");
+            return 1;
+        }
+    };
+    let caches = crate::kernels::cache::detect();
+    if json {
+        let rows: Vec<_> = peaks
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "kernel": p.kind.name(), "type": p.ty, "mr": p.mr, "nr": p.nr,
+                    "kc_l1": p.kc_l1, "kc": p.kc, "mc": p.mc,
+                    "fma_loop_gflops": p.fma_loop, "in_l1_gflops": p.in_l1,
+                    "from_l2_gflops": p.from_l2,
+                })
+            })
+            .collect();
+        outln!(
+            "{}",
+            serde_json::json!({ "l1d": caches.l1d, "l2": caches.l2, "rows": rows })
+        );
+        return 0;
+    }
+    if cfg!(debug_assertions) {
+        errln!("note: this is a debug build; build with --release for meaningful numbers");
+    }
+    outln!(
+        "one thread, GFLOP/s (best of 5 runs); L1d {} KiB, L2 {} KiB ({})",
+        caches.l1d / 1024,
+        caches.l2 / 1024,
+        caches.source
+    );
+    if peaks.is_empty() {
+        outln!("no SIMD micro-kernel on this CPU (the portable kernel has no FMA loop to compare)");
+    }
+    outln!(
+        "{:<9} {:<4} {:>6}  {:>8}  {:>22}  {:>28}",
+        "kernel",
+        "type",
+        "tile",
+        "FMA loop",
+        "panels in L1",
+        "an A block from L2"
+    );
+    for p in &peaks {
+        let pct = |x: f64| 100.0 * x / p.fma_loop;
+        outln!(
+            "{:<9} {:<4} {:>6}  {:>8.1}  {:>7.1} ({:>3.0}%, KC {:>3})  {:>7.1} ({:>3.0}%, KC {:>3}, MC {:>4})",
+            p.kind.name(),
+            p.ty,
+            format!("{}x{}", p.mr, p.nr),
+            p.fma_loop,
+            p.in_l1,
+            pct(p.in_l1),
+            p.kc_l1,
+            p.from_l2,
+            pct(p.from_l2),
+            p.kc,
+            p.mc
+        );
+    }
+    0
+}
+
 /// Entry point of the `bench` subcommand; returns the process exit code.
 pub fn main(args: &[String]) -> i32 {
     if args.iter().any(|a| a == "--programs") {
@@ -407,6 +479,9 @@ pub fn main(args: &[String]) -> i32 {
         }
         return 0;
     }
+    if args.iter().any(|a| a == "--peak") {
+        return peak(args.iter().any(|a| a == "--json"));
+    }
     let mut json = false;
     let mut filter = String::new();
     let mut reps = 3usize;
@@ -421,6 +496,7 @@ pub fn main(args: &[String]) -> i32 {
                     "usage: xla-spec bench [--json] [--filter TEXT] [--reps N]\n\
                      \x20      xla-spec bench --programs [--manifest FILE] [--args-dir DIR] [--filter TEXT] [--reps N] [--json]\n\
                      \x20      xla-spec bench --round-trip [--json]   (a cache line between the first two CPUs)\n\
+                     \x20      xla-spec bench --peak [--json]   (the micro-kernels against the core's multiply-add peak)\n\
                      cases: {}",
                     table().iter().map(|c| c.0).collect::<Vec<_>>().join(", ")
                 );
@@ -489,4 +565,20 @@ pub fn main(args: &[String]) -> i32 {
         }
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    /// `bench --peak` runs every kernel kind this CPU has through its checks (a wrong sum is
+    /// exit status 1), in both output forms.
+    #[test]
+    fn peak_runs_and_checks_every_kernel() {
+        for json in [false, true] {
+            let args = ["--peak".to_string()]
+                .into_iter()
+                .chain(json.then(|| "--json".to_string()))
+                .collect::<Vec<_>>();
+            assert_eq!(super::main(&args), 0);
+        }
+    }
 }

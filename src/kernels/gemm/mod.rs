@@ -55,6 +55,7 @@ pub mod bf16;
 mod few_rows;
 mod kernel;
 mod pack;
+pub mod peak;
 mod row_blocks;
 pub mod simd;
 

@@ -386,6 +386,36 @@ unsafe fn store_tile<S: Simd, const MR: usize, const NV: usize>(
     }
 }
 
+/// `N` chains of multiply-adds on registers alone, `iters` steps each: the core's multiply-add
+/// peak for `S`, which `gemm::peak` sets the micro-kernel's speed against. `N` is the kernel's
+/// own count of accumulators, enough independent chains to cover the latency of every FMA unit.
+/// Writes the sum of the chains (`LANES` values) to `out`, so that nothing can be left out.
+///
+/// # Safety
+/// The instruction set of `S` must be available; `xy` must hold two readable values and `out`
+/// `LANES` writable ones.
+#[inline(always)]
+pub unsafe fn fma_loop_body<S: Simd, const N: usize>(
+    iters: usize,
+    xy: *const S::E,
+    out: *mut S::E,
+) {
+    unsafe {
+        let (x, y) = (S::splat(*xy), S::splat(*xy.add(1)));
+        let mut acc = [S::zero(); N];
+        for _ in 0..iters {
+            for a in acc.iter_mut() {
+                *a = S::fma(*a, x, y);
+            }
+        }
+        let mut sum = acc[0];
+        for &a in &acc[1..] {
+            sum = S::add(sum, a);
+        }
+        S::store(out, sum);
+    }
+}
+
 /// `body` for a packed A with few rows (`MR * NV` accumulators too few to cover the fused
 /// multiply-add's latency: each step of k waits for the last step's sums), with `SETS`
 /// independent sets of accumulators taking the steps of k in turn, added at the end. A 2-row

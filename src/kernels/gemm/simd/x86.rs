@@ -253,6 +253,11 @@ both_levels!(
     ) = fewmat_body [S, FEWMAT_R]
 );
 
+both_levels!(
+    avx2_fma_loop = "avx2,fma", avx512_fma_loop = "avx512f"; [S: Simd, const N: usize]
+    (iters: usize, xy: *const S::E, out: *mut S::E) = fma_loop_body [S, N]
+);
+
 /// Rows of B per pass of `avx2_fewmat`: eight sequential streams. (On a Zen 3, 8 x 4096 x
 /// 4096 against OpenBLAS, paired: 4 rows 1.03-1.15, 8 rows 1.38-1.50, 16 rows 0.90.)
 pub const FEWMAT_R: usize = 8;
