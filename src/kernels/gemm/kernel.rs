@@ -135,6 +135,23 @@ impl Blocks {
     ///   thread): F64 at 50 GFLOP/s with KC 256 and MC 252, 52.5 with KC 512 and MC 240, 53.3
     ///   with MC 360, 49.5 with KC 1024; F32 105.5 with KC 256, 108 to 109.5 with KC 512. AMD's
     ///   BLIS for Genoa uses KC 480 (F32) and 512 (F64) too.
+    ///
+    ///   8-byte elements on the 512-bit kernels then go twice as deep (KC 1024), with MC and NC
+    ///   as the 512-deep rule gives them. At one vector width an F64 tile has half the columns
+    ///   of an F32 one, so at the same depth it reads and writes C twice as often per
+    ///   multiply-add, and C's trips to memory were the largest loss left outside a kernel that
+    ///   runs at 98-99% of the core's FMA loop (`gemm::peak`). Products with k up to 512 see the
+    ///   blocks they had; in deeper ones the A block (1.9 MiB at MC 240) streams from L3 behind
+    ///   the kernel, and the B block takes twice the bytes. Side by side in one process on the
+    ///   same Zen 4 (2026-12-07, medians of paired ratios against KC 512), AVX-512 F64: two
+    ///   threads 4096^3 +1.2 and +3.2%, 2048^3 -0.6 and +2.3%, 1024^3 +2.1 and +3.0%, 512^3
+    ///   level; one thread 1024^3 to 4096^3 +1.0 to +1.6%. Counting the A block at 1024 deep
+    ///   (MC 108, in L2) was as fast at 4096^3 and 2-7% slower at 256^3 (best of 60 calls);
+    ///   keeping the B block's bytes (NC halved) level on two threads, 1-2% slower on one. The
+    ///   256-bit kernel's tile reads twice the bytes of A per multiply-add, from L3 at that
+    ///   depth, and gained nothing: AVX2 F64 1024^3 -1.3, -2.9 and -1.9% (MC 120, A in L2:
+    ///   level), 4096^3 +1.8, +0.6 and -1.2%. The 49.5 above was measured with that day's code
+    ///   (2026-11-27).
     /// - **Intel and others:** the A block in a quarter of L2; the B micro-panel in half of L1
     ///   for tiles whose rows of B are one cache line (256-bit kernels), in twice L1 (up to the
     ///   cap) for wider ones (512-bit kernels). On a Xeon (family 6 model 207: 48 KiB L1, 2
@@ -166,11 +183,19 @@ impl Blocks {
     ///   to +5%; one thread 1024^3 +2.2 to +2.6%, 2048^3 and 4096^3 level; AVX2 F64 MC 168
     ///   against 336 on two threads 512^3 +1.9 to +3.6%, 1024^3 level to +2%.
     pub fn for_caches(c: &Caches, mr: usize, nr: usize, elem: usize, threads: usize) -> Blocks {
-        let (kc, a_room, b_room) = match c.vendor {
+        // `deep`: the slice of k the product runs with; `kc`: the depth the A and B blocks are
+        // counted at. They differ only for AMD's 512-bit kernels on 8-byte elements (see
+        // above).
+        let (kc, deep, a_room, b_room) = match c.vendor {
             Vendor::Amd => {
                 let kc = (2 * c.l1d / (nr * elem)).clamp(64, 512) / 8 * 8;
                 let a_room = c.l2.saturating_sub(kc * nr * elem).max(c.l2 / 2);
-                (kc, a_room, c.l3 / 4)
+                let deep = if elem >= 8 && !simd::row_in_one_line(nr * elem) {
+                    2 * kc
+                } else {
+                    kc
+                };
+                (kc, deep, a_room, c.l3 / 4)
             }
             Vendor::Intel | Vendor::Other => {
                 let row = nr * elem;
@@ -184,12 +209,12 @@ impl Blocks {
                 // As many columns of B for 8-byte elements as for 4-byte ones: A is packed
                 // again for every block of NC columns.
                 let b_room = threads.max(1) * c.l2 * (elem / 4).max(1);
-                (kc, a_room, (c.l3 / 4).min(b_room))
+                (kc, kc, a_room, (c.l3 / 4).min(b_room))
             }
         };
         let mc = ((a_room / (kc * elem)) / mr * mr).clamp(mr, 4096 / mr * mr);
         let nc = ((b_room / (kc * elem)) / nr * nr).clamp(nr, 8192 / nr * nr);
-        Blocks { kc, mc, nc }
+        Blocks { kc: deep, mc, nc }
     }
 }
 
