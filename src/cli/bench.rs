@@ -387,7 +387,7 @@ fn best_time(reps: usize, mut f: impl FnMut()) -> f64 {
 
 /// `bench --peak`: each SIMD micro-kernel against this core's multiply-add peak, one thread
 /// (`kernels::gemm::peak`): the FMA loop, the kernel on panels in L1, and the kernel on an A
-/// block from L2 with this machine's block sizes.
+/// block of this machine's block sizes.
 fn peak(json: bool) -> i32 {
     use crate::kernels::gemm::peak;
     let peaks = match peak::probe_all(std::time::Duration::from_millis(150)) {
@@ -406,7 +406,7 @@ fn peak(json: bool) -> i32 {
                     "kernel": p.kind.name(), "type": p.ty, "mr": p.mr, "nr": p.nr,
                     "kc_l1": p.kc_l1, "kc": p.kc, "mc": p.mc,
                     "fma_loop_gflops": p.fma_loop, "in_l1_gflops": p.in_l1,
-                    "from_l2_gflops": p.from_l2,
+                    "a_block_gflops": p.a_block,
                 })
             })
             .collect();
@@ -429,18 +429,18 @@ fn peak(json: bool) -> i32 {
         outln!("no SIMD micro-kernel on this CPU (the portable kernel has no FMA loop to compare)");
     }
     outln!(
-        "{:<9} {:<4} {:>6}  {:>8}  {:>22}  {:>28}",
+        "{:<9} {:<4} {:>6}  {:>8}  {:>22}  {:>29}",
         "kernel",
         "type",
         "tile",
         "FMA loop",
         "panels in L1",
-        "an A block from L2"
+        "the GEMM's A block"
     );
     for p in &peaks {
         let pct = |x: f64| 100.0 * x / p.fma_loop;
         outln!(
-            "{:<9} {:<4} {:>6}  {:>8.1}  {:>7.1} ({:>3.0}%, KC {:>3})  {:>7.1} ({:>3.0}%, KC {:>3}, MC {:>4})",
+            "{:<9} {:<4} {:>6}  {:>8.1}  {:>7.1} ({:>3.0}%, KC {:>3})  {:>7.1} ({:>3.0}%, KC {:>4}, MC {:>4})",
             p.kind.name(),
             p.ty,
             format!("{}x{}", p.mr, p.nr),
@@ -448,8 +448,8 @@ fn peak(json: bool) -> i32 {
             p.in_l1,
             pct(p.in_l1),
             p.kc_l1,
-            p.from_l2,
-            pct(p.from_l2),
+            p.a_block,
+            pct(p.a_block),
             p.kc,
             p.mc
         );

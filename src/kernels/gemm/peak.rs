@@ -10,8 +10,10 @@
 //! 2. the micro-kernel on one packed A panel and one packed B panel that together take half of
 //!    L1, called again and again: the kernel's own instruction schedule;
 //! 3. the micro-kernel as the GEMM's inner loop calls it: one B micro-panel (`KC x NR`) against
-//!    every A panel of a block (`MC x KC`, from L2), with the block sizes `Blocks::for_caches`
-//!    gives this machine: the caches' part, still without packing, threads or C from memory.
+//!    every A panel of a block (`MC x KC`), with the block sizes `Blocks::for_caches` gives this
+//!    machine: the caches' part, still without packing, threads or C from memory. The block is
+//!    in L2, except for AMD's 512-bit kernels on 8-byte elements, whose block is twice as deep
+//!    as L2 holds and streams from L3.
 //!
 //! The first gap is the kernel's schedule, the second the caches; what a whole product loses
 //! beyond the third is packing, threads and memory, which `xla-spec bench` and
@@ -88,12 +90,12 @@ pub struct Peak {
     pub nr: usize,
     /// Depth of the panels that fit in L1 (rate `in_l1`).
     pub kc_l1: usize,
-    /// The GEMM's block sizes on this machine (rate `from_l2`).
+    /// The GEMM's block sizes on this machine (rate `a_block`).
     pub kc: usize,
     pub mc: usize,
     pub fma_loop: f64,
     pub in_l1: f64,
-    pub from_l2: f64,
+    pub a_block: f64,
 }
 
 /// The rates of every SIMD kernel kind this CPU runs, F32 and F64; each rate takes about
@@ -134,7 +136,7 @@ pub fn probe<T: PeakElem>(kind: KernelKind, budget: Duration) -> Result<Option<P
     let kc_l1 = ((l1d / 2) / ((mr + nr) * elem) / 8 * 8).clamp(16, 512);
     let in_l1 = kernel_rate(&mk, kc_l1, 1, budget).map_err(|e| format!("{what}: {e}"))?;
     let panels = (mk.mc / mr).max(1);
-    let from_l2 = kernel_rate(&mk, mk.kc, panels, budget).map_err(|e| format!("{what}: {e}"))?;
+    let a_block = kernel_rate(&mk, mk.kc, panels, budget).map_err(|e| format!("{what}: {e}"))?;
     Ok(Some(Peak {
         kind,
         ty: T::NAME,
@@ -145,7 +147,7 @@ pub fn probe<T: PeakElem>(kind: KernelKind, budget: Duration) -> Result<Option<P
         mc: panels * mr,
         fma_loop,
         in_l1,
-        from_l2,
+        a_block,
     }))
 }
 
@@ -240,7 +242,7 @@ mod tests {
         assert_eq!(peaks.len(), expected);
         for p in &peaks {
             assert!(
-                p.fma_loop > 0.0 && p.in_l1 > 0.0 && p.from_l2 > 0.0,
+                p.fma_loop > 0.0 && p.in_l1 > 0.0 && p.a_block > 0.0,
                 "{p:?}"
             );
             assert!(
