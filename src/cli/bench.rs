@@ -388,7 +388,7 @@ fn best_time(reps: usize, mut f: impl FnMut()) -> f64 {
 /// `bench --peak`: each SIMD micro-kernel against this core's multiply-add peak, one thread
 /// (`kernels::gemm::peak`): the FMA loop, the kernel on panels in L1, and the kernel on an A
 /// block of this machine's block sizes.
-fn peak(json: bool) -> i32 {
+fn peak_report(json: bool) -> i32 {
     use crate::kernels::gemm::peak;
     let peaks = match peak::probe_all(std::time::Duration::from_millis(150)) {
         Ok(p) => p,
@@ -480,7 +480,7 @@ pub fn main(args: &[String]) -> i32 {
         return 0;
     }
     if args.iter().any(|a| a == "--peak") {
-        return peak(args.iter().any(|a| a == "--json"));
+        return peak_report(args.iter().any(|a| a == "--json"));
     }
     let mut json = false;
     let mut filter = String::new();
