@@ -11,7 +11,8 @@
 //! scalar select predicates and clamp bounds, values read several times, and a
 //! non-element-wise op (`reverse`) now and then that groups must not swallow. Rank-2 programs give each instruction a random layout. Results must agree bit for
 //! bit, except that any NaN matches any NaN (`book/src/conformance/tolerances.md`): a vectorised
-//! loop and its scalar remainder may pick different operands' payloads.
+//! loop and its scalar remainder may pick different operands' payloads. For the same reason a
+//! float is bitcast only once its NaNs are replaced by one constant NaN.
 
 use super::seeded::{Rng, seeded_trial};
 use half::{bf16, f16};
@@ -69,8 +70,14 @@ struct Gen {
 
 impl Gen {
     fn name(&mut self, prefix: &str) -> String {
-        self.next += 1;
-        format!("{prefix}{}", self.next)
+        loop {
+            self.next += 1;
+            let name = format!("{prefix}{}", self.next);
+            // Type names (`c64`, `s16`, `u8`, ...) are not instruction names.
+            if T::from_name(&name).is_none() {
+                return name;
+            }
+        }
     }
 
     /// The array shape text of type `t`, with a random layout at rank 2.
@@ -215,15 +222,18 @@ impl Gen {
             // kernels fold into one: amounts mostly splats near the width (inside it: the fast
             // loop; at or past it: zero), else any operand.
             let width = if t == T::U32 { 32 } else { 64 };
+            let amount_splat = |g: &mut Gen| {
+                let c = g.name("c");
+                let k = g.rng.below(width + 3);
+                g.lines.push(format!("  {c} = {}[] constant({k})", ty(t)));
+                let b = g.name("b");
+                let shape = g.shape(t);
+                g.line(&b, &shape, &format!("broadcast({c}), dimensions={{}}"));
+                b
+            };
             let amount = |g: &mut Gen| {
                 if g.rng.percent(70) {
-                    let c = g.name("c");
-                    let k = g.rng.below(width + 3);
-                    g.lines.push(format!("  {c} = {}[] constant({k})", ty(t)));
-                    let b = g.name("b");
-                    let shape = g.shape(t);
-                    g.line(&b, &shape, &format!("broadcast({c}), dimensions={{}}"));
-                    b
+                    amount_splat(g)
                 } else {
                     g.operand(t)
                 }
@@ -245,9 +255,65 @@ impl Gen {
                 } else {
                     (x.clone(), y)
                 };
-                let s = self.def(t, &format!("add({u}, {v})"));
-                let (u, v) = if self.rng.percent(50) { (s, o) } else { (o, s) };
-                self.def(t, &format!("xor({u}, {v})"));
+                let mut s = self.def(t, &format!("add({u}, {v})"));
+                let (u, v) = if self.rng.percent(50) {
+                    (s.clone(), o)
+                } else {
+                    (o, s.clone())
+                };
+                let mut z = self.def(t, &format!("xor({u}, {v})"));
+                // More rounds on the last one's words (`y` its add, `x` its xor), which the chunk
+                // kernels run as chains of up to four: only the last round's words join the
+                // pool (so that later ops rarely read the others), amounts are mostly splats, and
+                // the last add is sometimes read before its round's rotation (JAX's order for the
+                // key injection), that reader sometimes an amount (which must be ready where the
+                // chain runs).
+                let more = if self.rng.percent(80) {
+                    self.rng.below(6)
+                } else {
+                    0
+                };
+                if more > 0 {
+                    self.pool.retain(|(v, _)| *v != s && *v != z);
+                }
+                for k in 0..more {
+                    let last = k + 1 == more;
+                    let (u, v) = if self.rng.percent(50) {
+                        (s.clone(), z.clone())
+                    } else {
+                        (z.clone(), s.clone())
+                    };
+                    s = self.name("a");
+                    self.line(&s, &shape, &format!("add({u}, {v})"));
+                    let early = (last && self.rng.percent(30))
+                        .then(|| self.def(t, &format!("add({s}, {s})")));
+                    let a = match &early {
+                        Some(e) if self.rng.percent(30) => e.clone(),
+                        _ if self.rng.percent(85) => amount_splat(self),
+                        _ => amount(self),
+                    };
+                    let b = if self.rng.percent(85) {
+                        amount_splat(self)
+                    } else {
+                        amount(self)
+                    };
+                    let (l, r) = (self.name("l"), self.name("r"));
+                    self.line(&l, &shape, &format!("shift-left({z}, {a})"));
+                    self.line(&r, &shape, &format!("shift-right-logical({z}, {b})"));
+                    let o = self.name("o");
+                    self.line(&o, &shape, &format!("or({l}, {r})"));
+                    let (u, v) = if self.rng.percent(50) {
+                        (s.clone(), o)
+                    } else {
+                        (o, s.clone())
+                    };
+                    z = self.name("x");
+                    self.line(&z, &shape, &format!("xor({u}, {v})"));
+                    if last {
+                        self.pool.push((s.clone(), t));
+                        self.pool.push((z.clone(), t));
+                    }
+                }
             } else {
                 self.def(t, &format!("or({p}, {q})"));
             }
@@ -390,6 +456,27 @@ impl Gen {
                     .filter(|u| u.bit_width() == t.bit_width())
                     .collect();
                 let to = *self.rng.pick(&same);
+                // A NaN's sign and payload are not specified (a loop's vector body and its
+                // scalar remainder may propagate different operands'), and bits show them: every
+                // NaN becomes one constant NaN first.
+                let x = if float {
+                    let shape = self.shape(t);
+                    let (n, c, b, s) = (
+                        self.name("n"),
+                        self.name("c"),
+                        self.name("b"),
+                        self.name("v"),
+                    );
+                    let preds = self.shape(T::Pred);
+                    self.line(&n, &preds, &format!("compare({x}, {x}), direction=NE"));
+                    self.lines
+                        .push(format!("  {c} = {}[] constant(nan)", ty(t)));
+                    self.line(&b, &shape, &format!("broadcast({c}), dimensions={{}}"));
+                    self.line(&s, &shape, &format!("select({n}, {b}, {x})"));
+                    s
+                } else {
+                    x
+                };
                 self.def(to, &format!("bitcast-convert({x})"));
             }
             90..=92 if float => {

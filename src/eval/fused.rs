@@ -714,5 +714,6 @@ fn eval_member(inst: &Instruction, ops: &[DataView]) -> Result<ArrayData> {
 mod chunks;
 pub mod mapped;
 mod plan;
+mod rounds;
 #[cfg(test)]
 mod tests;

@@ -537,6 +537,34 @@ pub(crate) mod lanes {
         }
     }
 
+    /// Two results per element from two operands (`fused::rounds::chain`).
+    #[inline(always)]
+    fn loop2x2<T: Copy, U: Copy, V, W, F: Fn(T, U) -> (V, W)>(
+        d0: &mut [MaybeUninit<V>],
+        d1: &mut [MaybeUninit<W>],
+        x: &[T],
+        y: &[U],
+        f: &F,
+    ) {
+        let step = step_len::<T>().min(step_len::<U>());
+        let n = d0.len().min(d1.len()).min(x.len()).min(y.len());
+        let (d0, d1, x, y) = (&mut d0[..n], &mut d1[..n], &x[..n], &y[..n]);
+        let parts = d0
+            .chunks_mut(step)
+            .zip(d1.chunks_mut(step))
+            .zip(x.chunks(step))
+            .zip(y.chunks(step));
+        for (i, (((p, q), xs), ys)) in parts.enumerate() {
+            ask_ahead(x, i * step);
+            ask_ahead(y, i * step);
+            for (((p, q), &a), &b) in p.iter_mut().zip(q.iter_mut()).zip(xs).zip(ys) {
+                let (v, w) = f(a, b);
+                p.write(v);
+                q.write(w);
+            }
+        }
+    }
+
     /// Operands of one element stand for a scalar broadcast to every position.
     #[inline(always)]
     fn loop3<A: Copy, B: Copy, C: Copy, V, F: Fn(A, B, C) -> V>(
@@ -622,6 +650,11 @@ pub(crate) mod lanes {
         pub fn run2 / run2_at <T: Copy, U: Copy, V: Sized, F: Fn(T, U) -> V>(
             dst: &mut [MaybeUninit<V>], x: &[T], y: &[U], f: &F
         ) = loop2;
+    }
+    per_isa! {
+        pub fn run2x2 / run2x2_at <T: Copy, U: Copy, V: Sized, W: Sized, F: Fn(T, U) -> (V, W)>(
+            d0: &mut [MaybeUninit<V>], d1: &mut [MaybeUninit<W>], x: &[T], y: &[U], f: &F
+        ) = loop2x2;
     }
     per_isa! {
         pub fn run3 / run3_at <A: Copy, B: Copy, C: Copy, V: Sized, F: Fn(A, B, C) -> V>(

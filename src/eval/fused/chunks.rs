@@ -20,13 +20,18 @@
 //! fold takes the rest of the round: `xor(add(y, x), rotation of x)`, where the rotation is read
 //! by the `xor` alone, runs as one kernel (`round`) that adds, rotates and xors per element; the
 //! `add` still runs for its other readers (the next round reads it) and is dropped when the `xor`
-//! was its only one. Three passes over the chunk per round become two, with one less store.
+//! was its only one. Three passes over the chunk per round become two, with one less store. A
+//! third fold takes rounds in a row: where a round's words are the previous round's `add` and
+//! `xor`, read by nothing else, up to four rounds run as one kernel (`rounds::chain`) that keeps
+//! the words in registers and writes only the last round's `add` and `xor`: one pass per
+//! threefry iteration's four rounds instead of eight. (The round kernels are in `rounds`.)
 //!
 //! Exactness: each kernel is `binary::eval_with` on the member's operand types, whose element
 //! function is the one `binary::eval` maps over whole arrays, run by the same loops
 //! (`elementwise::Kernels`); element `i` of a chunk is element `start + i` of every operand, as
 //! in `run_tile`.
 
+use super::rounds::{self, MAX_CHAIN};
 use super::{Group, Inputs, Sink, Source};
 use crate::error::{Error, Result};
 use crate::eval::elementwise::{self, Kernel2, Kernels, Typed};
@@ -55,9 +60,15 @@ enum Kernel {
     /// `x`, `a` and `b`: a whole threefry round's second word (the `add` still runs on its own
     /// for its other readers).
     Round(ElementType),
-    /// A member whose only reader runs it inside its own kernel (`ShiftOr`, `Round`): never
-    /// run, never stored.
+    /// Up to `MAX_CHAIN` rounds in one pass (`rounds::chain`), on `y`, `x` and each round's two
+    /// amounts: writes the last round's `add` (this member) and its `xor` (`Compiled::second`),
+    /// the earlier rounds' words never stored.
+    Chain(ElementType, usize),
+    /// A member whose only reader runs it inside its own kernel (`ShiftOr`, `Round`, `Chain`):
+    /// never run, never stored.
     Folded,
+    /// A member whose value another member's kernel writes into its slot (a chain's last `xor`).
+    Produced,
 }
 
 /// The kernels of a group whose members are all binary ops, and where each member's chunk lives.
@@ -65,6 +76,8 @@ pub struct Compiled {
     kernels: Vec<Kernel>,
     /// Each member's element type.
     tys: Vec<ElementType>,
+    /// Per member, the member whose slot its kernel also writes (a chain's last `xor`).
+    second: Vec<Option<usize>>,
     /// Each member's slot: a slot is reused once no later member reads its value, except an
     /// output's, which may be written only at the end of the chunk (`Inputs::lent`).
     slot_of: Vec<usize>,
@@ -91,18 +104,21 @@ pub struct Compiled {
 #[derive(Clone, Copy)]
 struct Places {
     len: usize,
-    at: [usize; 4],
-    tys: [ElementType; 4],
-    one: [bool; 4],
+    at: [usize; MAX_PLACES],
+    tys: [ElementType; MAX_PLACES],
+    one: [bool; MAX_PLACES],
 }
+
+/// The most operands a kernel reads: a chain's two words and two amounts a round.
+const MAX_PLACES: usize = 2 + 2 * MAX_CHAIN;
 
 impl Places {
     fn new(places: &[(usize, ElementType, bool)]) -> Option<Places> {
         let mut p = Places {
             len: places.len(),
-            at: [0; 4],
-            tys: [ElementType::Token; 4],
-            one: [false; 4],
+            at: [0; MAX_PLACES],
+            tys: [ElementType::Token; MAX_PLACES],
+            one: [false; MAX_PLACES],
         };
         for (k, &(at, ty, one)) in places.iter().enumerate() {
             *p.at.get_mut(k)? = at;
@@ -113,16 +129,24 @@ impl Places {
     }
 
     fn get(&self) -> &[usize] {
-        &self.at[..self.len.min(4)]
+        &self.at[..self.len.min(MAX_PLACES)]
     }
 }
 
-/// The folds of `g`: for each member, the operands it reads once the folds are made, and whether
-/// it is folded into its reader. A rotation needs an `or` of u32 or u64 whose operands are a
-/// `shift-left` and a `shift-right-logical` of the same value, each read by nothing else (no
-/// other member, no output); a round, an `xor` of such a rotation of `x`, read by nothing else,
-/// and an `add` of `x` and another value.
-fn folds(comp: &Computation, g: &Group) -> Option<(Vec<Vec<Source>>, Vec<bool>)> {
+/// What `folds` makes of a group: for each member, the operands it reads once the folds are
+/// made, whether it is folded into its reader, and the member whose slot its kernel also writes
+/// (a chain's last `xor`).
+type Folds = (Vec<Vec<Source>>, Vec<bool>, Vec<Option<usize>>);
+
+/// The folds of `g`. A rotation needs an `or` of u32 or u64 whose operands are a `shift-left` and
+/// a `shift-right-logical` of the same value, each read by nothing else (no other member, no
+/// output); a round, an `xor` of such a rotation of `x`, read by nothing else, and an `add` of `x`
+/// and another value. A round continues a chain when its `y` is the previous round's `add` and its
+/// `x` that round's `xor`, neither read by anything but this round (and the previous round's
+/// `xor`), and the chain has fewer than `MAX_CHAIN` rounds. A chain runs where its last `add`
+/// stands (threefry reads that `add` for the key injection before the last `xor`), and writes
+/// its last `xor` there too.
+fn folds(comp: &Computation, g: &Group) -> Option<Folds> {
     let binary = |i: usize| match comp.instructions.get(g.steps.get(i)?.inst)?.op {
         Op::Binary(op) => Some(op),
         _ => None,
@@ -137,6 +161,9 @@ fn folds(comp: &Computation, g: &Group) -> Option<(Vec<Vec<Source>>, Vec<bool>)>
     }
     let mut reads: Vec<Vec<Source>> = g.steps.iter().map(|st| st.operands.clone()).collect();
     let mut folded = vec![false; g.steps.len()];
+    // Per round (its `xor`), the `add` it computes.
+    let mut round_add: Vec<Option<usize>> = vec![None; g.steps.len()];
+    let mut second: Vec<Option<usize>> = vec![None; g.steps.len()];
     // Member `o`'s two member operands when it is `op` on u32 or u64.
     let words = |o: usize, op: BinaryOp| -> Option<(usize, usize)> {
         let st = g.steps.get(o)?;
@@ -202,8 +229,44 @@ fn folds(comp: &Computation, g: &Group) -> Option<(Vec<Vec<Source>>, Vec<bool>)>
             folded[add] = true;
             reads[add].clear();
         }
+        round_add[o] = Some(add);
+        // The previous round's words, when this round continues its chain.
+        let (Source::Step(py), Source::Step(px)) = (y, x) else {
+            continue;
+        };
+        // Where the previous round runs: its `add` when it ends a chain, else its `xor`.
+        let prev = if second[py] == Some(px) { py } else { px };
+        let alone = |i: usize, n: usize| readers[i] == n && g.steps[i].output.is_none();
+        // The chain runs where this round's `add` stood, so this round's amounts must be ready
+        // there (splats are; a member only if it comes before).
+        let ready = reads[o][2..]
+            .iter()
+            .all(|src| !matches!(*src, Source::Step(i) if i >= add));
+        if round_add[px] != Some(py)
+            || folded[px]
+            || !(4..2 + 2 * MAX_CHAIN).contains(&reads[prev].len())
+            // `py`: the previous `xor` and this `add`; `px`: this rotation's shifts and `add`.
+            || !alone(py, 2)
+            || !alone(px, 3)
+            || !ready
+        {
+            continue;
+        }
+        let mut chained = std::mem::take(&mut reads[prev]);
+        chained.extend_from_slice(&reads[o][2..]);
+        reads[add] = chained;
+        reads[o].clear();
+        for i in [px, py] {
+            folded[i] = true;
+            reads[i].clear();
+            second[i] = None;
+        }
+        // The `add` holds the chain (it may have been folded as read by the `xor` alone); the
+        // `xor` is written by it.
+        folded[add] = false;
+        second[add] = Some(o);
     }
-    Some((reads, folded))
+    Some((reads, folded, second))
 }
 
 /// `g`'s kernels, or `None` when a member is not a binary op, reads an operand the group
@@ -233,12 +296,19 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
         )?));
         tys.push(ty(step.inst)?);
     }
-    let (reads, folded) = folds(comp, g)?;
+    let (reads, folded, second) = folds(comp, g)?;
+    let produced: Vec<bool> = (0..g.steps.len())
+        .map(|s| second.contains(&Some(s)))
+        .collect();
     for (s, k) in kernels.iter_mut().enumerate() {
         *k = match reads[s].len() {
             _ if folded[s] => Kernel::Folded,
+            _ if produced[s] => Kernel::Produced,
             3 => Kernel::ShiftOr(tys[s]),
             4 => Kernel::Round(tys[s]),
+            n if n > 4 && n.is_multiple_of(2) && second[s].is_some() => {
+                Kernel::Chain(tys[s], n / 2 - 1)
+            }
             _ => continue,
         };
     }
@@ -251,19 +321,24 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
             }
         }
     }
-    let mut slot_of = Vec::with_capacity(g.steps.len());
+    let mut slot_of = vec![usize::MAX; g.steps.len()];
     let (mut free, mut slots) = (Vec::<usize>::new(), 0);
-    for s in 0..g.steps.len() {
-        if folded[s] {
-            slot_of.push(usize::MAX);
-            continue;
-        }
-        // The member's slot is taken before its operands' slots are released, so a kernel never
-        // writes the slot it reads.
-        slot_of.push(free.pop().unwrap_or_else(|| {
+    let mut take = |free: &mut Vec<usize>| {
+        free.pop().unwrap_or_else(|| {
             slots += 1;
             slots - 1
-        }));
+        })
+    };
+    for s in 0..g.steps.len() {
+        if folded[s] || produced[s] {
+            continue;
+        }
+        // The member's slots (its own, and the one its kernel also writes) are taken before its
+        // operands' slots are released, so a kernel never writes a slot it reads.
+        slot_of[s] = take(&mut free);
+        if let Some(a) = second[s] {
+            *slot_of.get_mut(a)? = take(&mut free);
+        }
         let mut done: Vec<usize> = reads[s]
             .iter()
             .filter_map(|src| match *src {
@@ -306,6 +381,7 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
     Some(Compiled {
         kernels,
         tys,
+        second,
         slot_of,
         slots,
         args,
@@ -338,6 +414,18 @@ impl Compiled {
             .iter()
             .filter(|k| matches!(k, Kernel::Round(_)))
             .count()
+    }
+
+    /// The number of rounds of each chain, in order.
+    #[cfg(test)]
+    pub fn chains(&self) -> Vec<usize> {
+        self.kernels
+            .iter()
+            .filter_map(|k| match k {
+                Kernel::Chain(_, r) => Some(*r),
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -455,122 +543,6 @@ unsafe fn call<V: NativeType>(
     unsafe { slot_as(slot, bytes, len) }.is_some_and(|dst| k(dst, a, b))
 }
 
-/// Unsigned integers `shift_or` and `round` run on.
-trait Bits: NativeType + std::ops::Shl<u32, Output = Self> + std::ops::Shr<u32, Output = Self> {
-    const ZERO: Self;
-    fn or(self, o: Self) -> Self;
-    fn xor(self, o: Self) -> Self;
-    fn wrapping_add(self, o: Self) -> Self;
-    /// The shift amount, or `None` at or past the width (where XLA's shifts give zero).
-    fn amount(self) -> Option<u32>;
-}
-
-macro_rules! bits {
-    ($($t:ty),*) => {$(
-        impl Bits for $t {
-            const ZERO: $t = 0;
-            #[inline(always)]
-            fn or(self, o: $t) -> $t {
-                self | o
-            }
-            #[inline(always)]
-            fn xor(self, o: $t) -> $t {
-                self ^ o
-            }
-            #[inline(always)]
-            fn wrapping_add(self, o: $t) -> $t {
-                <$t>::wrapping_add(self, o)
-            }
-            #[inline(always)]
-            fn amount(self) -> Option<u32> {
-                (self < <$t>::BITS as $t).then_some(self as u32)
-            }
-        }
-    )*};
-}
-bits!(u32, u64);
-
-/// `dst[i] = shift-left(x[i], a[i]) | shift-right-logical(x[i], b[i])`, each operand either
-/// `dst.len()` elements or one (a splat); `false` when an operand has another type or length.
-fn shift_or<T: Bits>(
-    dst: &mut [MaybeUninit<T>],
-    x: DataView<'_>,
-    a: DataView<'_>,
-    b: DataView<'_>,
-) -> bool {
-    let (Some(x), Some(a), Some(b)) = (T::of_view(x), T::of_view(a), T::of_view(b)) else {
-        return false;
-    };
-    let n = dst.len();
-    if [x.len(), a.len(), b.len()]
-        .iter()
-        .any(|&l| l != n && l != 1)
-    {
-        return false;
-    }
-    let shl = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v << s);
-    let shr = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v >> s);
-    // Through the op-by-op path's loops, which are compiled for AVX2 where the CPU has it.
-    use elementwise::lanes::{run1, run3};
-    match (x.len() == n, a, b) {
-        // The rotation's shape: amounts that are splats inside the width, one plain loop.
-        (true, &[sa], &[sb]) if sa.amount().is_some() && sb.amount().is_some() => {
-            let (sa, sb) = (sa.amount().unwrap_or(0), sb.amount().unwrap_or(0));
-            run1(dst, x, &|v: T| (v << sa).or(v >> sb));
-        }
-        _ => run3(dst, 0, x, a, b, &|v: T, a: T, b: T| shl(v, a).or(shr(v, b))),
-    }
-    true
-}
-
-/// `dst[i] = (y[i] + x[i]) ^ (shift-left(x[i], a[i]) | shift-right-logical(x[i], b[i]))` with
-/// the add wrapping, as XLA's unsigned add does; each operand either `dst.len()` elements or one
-/// (a splat); `false` when an operand has another type or length.
-fn round<T: Bits>(
-    dst: &mut [MaybeUninit<T>],
-    y: DataView<'_>,
-    x: DataView<'_>,
-    a: DataView<'_>,
-    b: DataView<'_>,
-) -> bool {
-    let (Some(y), Some(x), Some(a), Some(b)) =
-        (T::of_view(y), T::of_view(x), T::of_view(a), T::of_view(b))
-    else {
-        return false;
-    };
-    let n = dst.len();
-    if [y.len(), x.len(), a.len(), b.len()]
-        .iter()
-        .any(|&l| l != n && l != 1)
-    {
-        return false;
-    }
-    use elementwise::lanes::run2;
-    match (y.len() == n, x.len() == n, a, b) {
-        // The threefry shape: both words whole, amounts that are splats inside the width.
-        (true, true, &[sa], &[sb]) if sa.amount().is_some() && sb.amount().is_some() => {
-            let (sa, sb) = (sa.amount().unwrap_or(0), sb.amount().unwrap_or(0));
-            run2(dst, y, x, &|y: T, x: T| {
-                y.wrapping_add(x).xor((x << sa).or(x >> sb))
-            });
-        }
-        _ => {
-            let at = |v: &[T], i: usize| if v.len() == 1 { v[0] } else { v[i] };
-            let shl = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v << s);
-            let shr = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v >> s);
-            for (i, d) in dst.iter_mut().enumerate() {
-                let v = at(x, i);
-                d.write(
-                    at(y, i)
-                        .wrapping_add(v)
-                        .xor(shl(v, at(a, i)).or(shr(v, at(b, i)))),
-                );
-            }
-        }
-    }
-    true
-}
-
 /// Elements `start..start + len` of every member, chunk by chunk; writes the outputs' elements
 /// at offset `at` of the task's output pieces.
 #[allow(clippy::too_many_arguments)]
@@ -606,7 +578,7 @@ pub fn run_tile(
         !read_later
             && c.kernels
                 .get(s)
-                .is_some_and(|k| !matches!(k, Kernel::Folded))
+                .is_some_and(|k| !matches!(k, Kernel::Folded | Kernel::Produced))
     }));
     let mut off = 0;
     while off < len {
@@ -615,6 +587,26 @@ pub fn run_tile(
         off += m;
     }
     Ok(())
+}
+
+/// Runs `rounds::chain` into the slots at `dy` (the last `add`) and `dx` (the last `xor`).
+///
+/// # Safety
+/// As `slot_as`, for both slots, which must not overlap.
+unsafe fn chain<T: rounds::Bits>(
+    dy: *mut MaybeUninit<Line>,
+    dx: *mut MaybeUninit<Line>,
+    bytes: usize,
+    len: usize,
+    y: DataView<'_>,
+    x: DataView<'_>,
+    amounts: &[DataView<'_>],
+) -> bool {
+    // SAFETY: the caller's promise, passed on.
+    match unsafe { (slot_as::<T>(dy, bytes, len), slot_as::<T>(dx, bytes, len)) } {
+        (Some(dy), Some(dx)) => rounds::chain(dy, dx, y, x, amounts),
+        _ => false,
+    }
 }
 
 /// An operand value by address: a chunk of an input or of a member, or a one-element splat.
@@ -713,11 +705,11 @@ fn run_chunk(
     for (s, member) in c.args.iter().enumerate() {
         let places = member.get();
         let kernel = c.kernels.get(s).ok_or_else(|| missing(s))?;
-        if matches!(kernel, Kernel::Folded) {
+        if matches!(kernel, Kernel::Folded | Kernel::Produced) {
             continue;
         }
         // (A fixed array: a vector per member per chunk cost an eighth of the threefry time.)
-        let mut ops = [DataView::U8(&[]); 4];
+        let mut ops = [DataView::U8(&[]); MAX_PLACES];
         if places.len() > ops.len() {
             return Err(missing(s));
         }
@@ -765,16 +757,34 @@ fn run_chunk(
                     Typed::C128(k) => call(k, dst, bytes, len, a, b),
                 },
                 (Kernel::ShiftOr(ElementType::U32), &[x, a, b]) => {
-                    slot_as::<u32>(dst, bytes, len).is_some_and(|d| shift_or(d, x, a, b))
+                    slot_as::<u32>(dst, bytes, len).is_some_and(|d| rounds::shift_or(d, x, a, b))
                 }
                 (Kernel::ShiftOr(ElementType::U64), &[x, a, b]) => {
-                    slot_as::<u64>(dst, bytes, len).is_some_and(|d| shift_or(d, x, a, b))
+                    slot_as::<u64>(dst, bytes, len).is_some_and(|d| rounds::shift_or(d, x, a, b))
                 }
                 (Kernel::Round(ElementType::U32), &[y, x, a, b]) => {
-                    slot_as::<u32>(dst, bytes, len).is_some_and(|d| round(d, y, x, a, b))
+                    slot_as::<u32>(dst, bytes, len).is_some_and(|d| rounds::round(d, y, x, a, b))
                 }
                 (Kernel::Round(ElementType::U64), &[y, x, a, b]) => {
-                    slot_as::<u64>(dst, bytes, len).is_some_and(|d| round(d, y, x, a, b))
+                    slot_as::<u64>(dst, bytes, len).is_some_and(|d| rounds::round(d, y, x, a, b))
+                }
+                (Kernel::Chain(ty, r), &[y, x, ref amounts @ ..]) if amounts.len() == 2 * r => {
+                    // The chain's last `xor`: its slot, which `compile` gave it beside this
+                    // member's and which none of the operands holds.
+                    let dx = c
+                        .second
+                        .get(s)
+                        .copied()
+                        .flatten()
+                        .and_then(|o| table.get(members + o))
+                        .map_or(std::ptr::null_mut(), |r| r.cast_mut())
+                        .cast::<MaybeUninit<Line>>();
+                    !dx.is_null()
+                        && match ty {
+                            ElementType::U32 => chain::<u32>(dst, dx, bytes, len, y, x, amounts),
+                            ElementType::U64 => chain::<u64>(dst, dx, bytes, len, y, x, amounts),
+                            _ => false,
+                        }
                 }
                 _ => false,
             }

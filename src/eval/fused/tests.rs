@@ -78,6 +78,7 @@ fn same_for(m: &Module, args: Vec<Literal>) -> Literal {
 }
 
 mod mapped;
+mod rounds;
 
 const N: usize = MIN_ELEMENTS;
 
@@ -588,6 +589,30 @@ fn same_for_amounts(body: &str, t: &str, n: usize, amounts: &[(u64, u64)]) {
     }
 }
 
+/// The parameters the round tests share: two `t[n]` words `p` and `q`, and two amounts `s` and
+/// `u` broadcast as `bs` and `bu`.
+fn words(t: &str, n: usize) -> Vec<String> {
+    vec![
+        format!("  p = {t}[{n}] parameter(0)"),
+        format!("  q = {t}[{n}] parameter(1)"),
+        format!("  s = {t}[] parameter(2)"),
+        format!("  u = {t}[] parameter(3)"),
+        format!("  bs = {t}[{n}] broadcast(s), dimensions={{}}"),
+        format!("  bu = {t}[{n}] broadcast(u), dimensions={{}}"),
+    ]
+}
+
+/// The chunk kernels of `body`'s group of `steps` members (`t` names the case in a failure).
+fn chunked(body: &str, steps: usize, t: &str) -> chunks::Compiled {
+    let (m, plan) = planned(body);
+    let g = plan
+        .groups
+        .iter()
+        .find(|g| g.steps.len() == steps)
+        .unwrap_or_else(|| panic!("{t}: no group of {steps} members"));
+    chunks::compile(m.entry(), g).unwrap_or_else(|| panic!("{t}: not chunked"))
+}
+
 fn mixed_bits(i: usize, k: u64) -> u64 {
     let h = (i as u64 ^ (k << 40))
         .wrapping_mul(0x9e37_79b9_7f4a_7c15)
@@ -704,13 +729,8 @@ fn groups_of_binary_ops_run_as_chunk_kernels_with_the_op_by_op_results() {
 fn rotations_fold_into_one_kernel_with_the_op_by_op_results() {
     let n = MIN_ELEMENTS + 3 * chunks::CHUNK / 2 + 1;
     for (t, width) in [("u32", 32u64), ("u64", 64)] {
-        let body = [
-            format!("  p = {t}[{n}] parameter(0)"),
-            format!("  q = {t}[{n}] parameter(1)"),
-            format!("  s = {t}[] parameter(2)"),
-            format!("  u = {t}[] parameter(3)"),
-            format!("  bs = {t}[{n}] broadcast(s), dimensions={{}}"),
-            format!("  bu = {t}[{n}] broadcast(u), dimensions={{}}"),
+        let mut body = words(t, n);
+        body.extend([
             // Splat amounts, x an input.
             format!("  l1 = {t}[{n}] shift-left(p, bs)"),
             format!("  r1 = {t}[{n}] shift-right-logical(p, bu)"),
@@ -733,15 +753,9 @@ fn rotations_fold_into_one_kernel_with_the_op_by_op_results() {
             format!("  o4 = {t}[{n}] or(l4, r4)"),
             format!("  x = {t}[{n}] xor(o4, w)"),
             format!("  ROOT out = ({t}[{n}], {t}[{n}]) tuple(x, l4)"),
-        ]
-        .join("\n");
-        let (m, plan) = planned(&body);
-        let g = plan
-            .groups
-            .iter()
-            .find(|g| g.steps.len() == 16)
-            .unwrap_or_else(|| panic!("{t}: no group holds the rotations"));
-        let c = chunks::compile(m.entry(), g).unwrap_or_else(|| panic!("{t}: not chunked"));
+        ]);
+        let body = body.join("\n");
+        let c = chunked(&body, 16, t);
         assert_eq!(c.folded_rotations(), 3, "{t}");
         same_for_amounts(
             &body,
@@ -776,16 +790,11 @@ fn rounds_fold_into_one_kernel_with_the_op_by_op_results() {
                 format!("  o{name} = {t}[{n}] or(l{name}, r{name})"),
             ]
         };
-        let mut body = vec![
-            format!("  p = {t}[{n}] parameter(0)"),
-            format!("  q = {t}[{n}] parameter(1)"),
-            format!("  s = {t}[] parameter(2)"),
-            format!("  u = {t}[] parameter(3)"),
-            format!("  bs = {t}[{n}] broadcast(s), dimensions={{}}"),
-            format!("  bu = {t}[{n}] broadcast(u), dimensions={{}}"),
+        let mut body = words(t, n);
+        body.extend([
             // The threefry shape; `a1` is read again below (not as an output).
             format!("  a1 = {t}[{n}] add(p, q)"),
-        ];
+        ]);
         body.extend(rot("1", "q", "bs", "bu"));
         body.push(format!("  x1 = {t}[{n}] xor(a1, o1)"));
         // Operands the other way round; `a2` read by the xor alone.
@@ -809,13 +818,7 @@ fn rounds_fold_into_one_kernel_with_the_op_by_op_results() {
             "  ROOT out = ({t}[{n}], {t}[{n}], {t}[{n}]) tuple(x5, x2, a3)"
         ));
         let body = body.join("\n");
-        let (m, plan) = planned(&body);
-        let g = plan
-            .groups
-            .iter()
-            .find(|g| g.steps.len() == 26)
-            .unwrap_or_else(|| panic!("{t}: no group holds the rounds"));
-        let c = chunks::compile(m.entry(), g).unwrap_or_else(|| panic!("{t}: not chunked"));
+        let c = chunked(&body, 26, t);
         assert_eq!(c.folded_rounds(), 3, "{t}");
         assert_eq!(c.folded_rotations(), 2, "{t}");
         same_for_amounts(
