@@ -297,9 +297,11 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
         tys.push(ty(step.inst)?);
     }
     let (reads, folded, second) = folds(comp, g)?;
-    let produced: Vec<bool> = (0..g.steps.len())
-        .map(|s| second.contains(&Some(s)))
-        .collect();
+    // (Once over `second`: `compile` runs at every evaluation of the group.)
+    let mut produced = vec![false; g.steps.len()];
+    for &o in second.iter().flatten() {
+        *produced.get_mut(o)? = true;
+    }
     for (s, k) in kernels.iter_mut().enumerate() {
         *k = match reads[s].len() {
             _ if folded[s] => Kernel::Folded,

@@ -22,6 +22,16 @@ pub trait Bits:
     fn wrapping_add(self, o: Self) -> Self;
     /// The shift amount, or `None` at or past the width (where XLA's shifts give zero).
     fn amount(self) -> Option<u32>;
+    /// XLA's `shift-left` by `s`: zero at or past the width.
+    #[inline(always)]
+    fn shl_xla(self, s: Self) -> Self {
+        s.amount().map_or(Self::ZERO, |s| self << s)
+    }
+    /// XLA's `shift-right-logical` by `s`: zero at or past the width.
+    #[inline(always)]
+    fn shr_xla(self, s: Self) -> Self {
+        s.amount().map_or(Self::ZERO, |s| self >> s)
+    }
 }
 
 macro_rules! bits {
@@ -67,8 +77,6 @@ pub fn shift_or<T: Bits>(
     {
         return false;
     }
-    let shl = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v << s);
-    let shr = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v >> s);
     // Through the op-by-op path's loops, which are compiled for AVX2 where the CPU has it.
     use elementwise::lanes::{run1, run3};
     match (x.len() == n, a, b) {
@@ -77,7 +85,9 @@ pub fn shift_or<T: Bits>(
             let (sa, sb) = (sa.amount().unwrap_or(0), sb.amount().unwrap_or(0));
             run1(dst, x, &|v: T| (v << sa).or(v >> sb));
         }
-        _ => run3(dst, 0, x, a, b, &|v: T, a: T, b: T| shl(v, a).or(shr(v, b))),
+        _ => run3(dst, 0, x, a, b, &|v: T, a: T, b: T| {
+            v.shl_xla(a).or(v.shr_xla(b))
+        }),
     }
     true
 }
@@ -115,14 +125,12 @@ pub fn round<T: Bits>(
         }
         _ => {
             let at = |v: &[T], i: usize| if v.len() == 1 { v[0] } else { v[i] };
-            let shl = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v << s);
-            let shr = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v >> s);
             for (i, d) in dst.iter_mut().enumerate() {
                 let v = at(x, i);
                 d.write(
                     at(y, i)
                         .wrapping_add(v)
-                        .xor(shl(v, at(a, i)).or(shr(v, at(b, i)))),
+                        .xor(v.shl_xla(at(a, i)).or(v.shr_xla(at(b, i)))),
                 );
             }
         }
@@ -191,14 +199,13 @@ pub fn chain<T: Bits>(
         return true;
     }
     let at = |v: &[T], i: usize| if v.len() == 1 { v[0] } else { v[i] };
-    let shl = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v << s);
-    let shr = |v: T, s: T| s.amount().map_or(T::ZERO, |s| v >> s);
     for (i, (p, q)) in dy.iter_mut().zip(dx.iter_mut()).enumerate() {
         let (mut a, mut b) = (at(y, i), at(x, i));
         for k in 0..rounds {
             a = a.wrapping_add(b);
-            b = shl(b, at(am[2 * k], i))
-                .or(shr(b, at(am[2 * k + 1], i)))
+            b = b
+                .shl_xla(at(am[2 * k], i))
+                .or(b.shr_xla(at(am[2 * k + 1], i)))
                 .xor(a);
         }
         p.write(a);
