@@ -350,6 +350,19 @@ fn dot_typed<T: GemmElem>(l: &[T], r: &[T], plan: &DotPlan, kern: &MicroKernel<T
     })
 }
 
+/// A dot's multiply-adds (batch x rows x columns x contracted), from its operands' dimensions
+/// alone: every element of the left operand meets every free column of the right one.
+fn dot_work(lhs: &[i64], rhs: &[i64], d: &DotDims) -> usize {
+    let size = |x: i64| usize::try_from(x).unwrap_or(0);
+    let left = lhs.iter().fold(1usize, |a, &x| a.saturating_mul(size(x)));
+    let free = rhs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !d.rhs_batch.contains(i) && !d.rhs_contracting.contains(i))
+        .fold(1usize, |a, (_, &x)| a.saturating_mul(size(x)));
+    left.saturating_mul(free)
+}
+
 /// The micro-kernel to run: the best one, or the requested kind when this machine has it (a
 /// type without a vector kernel, such as the integers' i64, runs the portable one).
 fn pick<T: GemmElem>(kind: Option<KernelKind>) -> Result<MicroKernel<T>> {
@@ -388,6 +401,10 @@ pub fn fast_dot_with(
     rty: ElementType,
     kind: Option<KernelKind>,
 ) -> Result<(Array, Option<KernelKind>)> {
+    // Complex products run the oracle, on this thread.
+    if !matches!(acc_kind(lhs.ty(), rty), Acc::C128) {
+        crate::kernels::pool::prewake(dot_work(lhs.dims(), rhs.dims(), d));
+    }
     let plan = DotPlan::new(lhs.dims(), rhs.dims(), d);
     // BF16 operands with an F32 accumulator: AVX512-BF16's pair instruction, where it computes
     // exactly the F32 fused multiply-adds and is the faster on this core (`gemm::bf16`).
@@ -650,6 +667,9 @@ pub fn fast_conv_with(
     kind: Option<KernelKind>,
 ) -> Result<(Array, Option<KernelKind>)> {
     let (out_dims, g) = a.geometry(lhs.dims(), rhs.dims())?;
+    if !matches!(acc_kind(lhs.ty(), rty), Acc::C128) {
+        crate::kernels::pool::prewake((g.flops() / 2.0) as usize);
+    }
     let n: usize = out_dims.iter().map(|&x| x as usize).product();
     macro_rules! run {
         ($t:ty, $conv:expr) => {{
@@ -692,6 +712,34 @@ mod tests {
             ArrayData::F32(v.into()),
         )
         .unwrap()
+    }
+
+    /// The multiply-adds counted from the dimensions alone (to wake the helpers before the
+    /// plan is made) are the plan's, batch, several free and contracted dimensions, and empty
+    /// ones included.
+    #[test]
+    fn a_dots_work_is_its_plans() {
+        let dd = |lb: &[usize], lc: &[usize], rb: &[usize], rc: &[usize]| DotDims {
+            lhs_batch: lb.to_vec(),
+            lhs_contracting: lc.to_vec(),
+            rhs_batch: rb.to_vec(),
+            rhs_contracting: rc.to_vec(),
+        };
+        let cases: [(&[i64], &[i64], DotDims); 5] = [
+            (&[256, 300], &[300, 70], dd(&[], &[1], &[], &[0])),
+            (&[7], &[7], dd(&[], &[0], &[], &[0])),
+            (
+                &[4, 5, 3, 6],
+                &[6, 4, 2, 5],
+                dd(&[0], &[1, 3], &[1], &[3, 0]),
+            ),
+            (&[2, 9, 5], &[2, 5, 8, 3], dd(&[0], &[2], &[0], &[1])),
+            (&[3, 0], &[0, 4], dd(&[], &[1], &[], &[0])),
+        ];
+        for (l, r, d) in cases {
+            let plan = DotPlan::new(l, r, &d);
+            assert_eq!(dot_work(l, r, &d) as f64, plan.flops() / 2.0, "{l:?} {r:?}");
+        }
     }
 
     /// A BF16 product with no kernel asked for runs on AVX512-BF16 exactly where that kernel is

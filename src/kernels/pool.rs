@@ -269,6 +269,19 @@ pub fn run_tasks(tasks: usize, body: &(dyn Fn(usize) + Sync)) {
     }
 }
 
+/// Says that a parallel step of `work` multiply-adds (or elements of like cost) is about to be
+/// prepared: when it is large enough to be split, the team's sleeping helpers are woken now, so
+/// that their wake-up runs while the caller plans and allocates (`team::prewake`). Cheap when
+/// they are awake; nothing happens for work the kernels would keep on the calling thread.
+pub fn prewake(work: usize) {
+    if work > crate::kernels::gemm::SMALL_PRODUCT && !super::team::nested() {
+        let threads = threads();
+        if threads > 1 {
+            super::team::prewake(threads);
+        }
+    }
+}
+
 /// A slice's start shared by parallel tasks that each write only their own disjoint part of it
 /// (`for_each_chunk`'s chunks, the GEMM's column ranges of C and panels of B), while the caller
 /// holds the `&mut` it came from for the whole step.
