@@ -300,13 +300,22 @@ pub fn prewake(threads: usize) {
     let Some(t) = team(threads) else {
         return;
     };
+    let cpu = current_cpu();
+    // Helpers still spinning after the last step need nothing, and the caller of a product in a
+    // loop (a scanned network's two per step) nothing more than these loads.
+    if !t
+        .helpers
+        .iter()
+        .any(|h| h.cpu != cpu && h.sleeping.load(Ordering::Relaxed))
+    {
+        return;
+    }
     // A team busy with another caller's step has its helpers awake.
     let _caller = match t.caller.try_lock() {
         Ok(g) => g,
         Err(TryLockError::Poisoned(e)) => e.into_inner(),
         Err(TryLockError::WouldBlock) => return,
     };
-    let cpu = current_cpu();
     // A helper spinning after a prewake gives way when it reads its own CPU here.
     t.caller_cpu.store(cpu, Ordering::SeqCst);
     for h in &t.helpers {
