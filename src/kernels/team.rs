@@ -36,9 +36,10 @@ use std::time::{Duration, Instant};
 const SPIN: Duration = Duration::from_micros(30);
 
 /// How long a helper woken by `prewake` waits, spinning, for the step it was woken for. A cold
-/// call's preparations before its first step took 35-45 µs on a 2-vCPU Zen 4 VM (planning,
-/// allocating the result and the packing buffers, with every cache and TLB cold after a pause);
-/// the margin covers a slower machine without holding a core for long when no step comes.
+/// 256^3 product's preparations before its first step took 40-50 µs on a 2-vCPU Zen 4 VM
+/// (planning, allocating the result and the packing buffers, with every cache and TLB cold after
+/// a pause); the margin covers a slower machine without holding a core for long when no step
+/// comes.
 const PREWAKE_SPIN: Duration = Duration::from_micros(200);
 
 /// The bits of `Team::claim` that count tasks; steps with more tasks use the pool.
@@ -288,9 +289,9 @@ fn helper(t: &'static Team, i: usize) {
 
 /// Wakes the sleeping helpers (but the one on the caller's CPU) for a step the caller is about to
 /// start, so that their wake-up overlaps its preparations. Waking a helper that slept through a
-/// pause takes long: on a 2-vCPU Zen 4 VM, after 300 ms of idleness, the `unpark` took 17-20 µs
-/// on the caller and the helper began its first task another 45-75 µs later, when the caller
-/// had been at work for 60 µs of a 500 µs product (256^3 F64, two threads). Woken at the start
+/// pause takes long: on a 2-vCPU Zen 4 VM, after 300 ms of idleness, the `unpark` took 16-20 µs
+/// on the caller and the helper began its first task another 45-90 µs later, 45-85 µs after the
+/// caller's first row block, in a product of 500 µs (256^3 F64, two threads). Woken at the start
 /// of the product's preparations instead, a helper spins for its step (`PREWAKE_SPIN`) and the
 /// step's own wake-up is not needed. Does nothing where `run` would not use the team.
 pub fn prewake(threads: usize) {
