@@ -363,6 +363,14 @@ fn dot_work(lhs: &[i64], rhs: &[i64], d: &DotDims) -> usize {
     left.saturating_mul(free)
 }
 
+/// Wakes the kernels' helpers for a product of `work` multiply-adds about to be prepared
+/// (`pool::prewake`), unless it runs the oracle on this thread (complex products).
+fn prewake(ty: ElementType, rty: ElementType, work: usize) {
+    if !matches!(acc_kind(ty, rty), Acc::C128) {
+        crate::kernels::pool::prewake(work);
+    }
+}
+
 /// The micro-kernel to run: the best one, or the requested kind when this machine has it (a
 /// type without a vector kernel, such as the integers' i64, runs the portable one).
 fn pick<T: GemmElem>(kind: Option<KernelKind>) -> Result<MicroKernel<T>> {
@@ -401,10 +409,7 @@ pub fn fast_dot_with(
     rty: ElementType,
     kind: Option<KernelKind>,
 ) -> Result<(Array, Option<KernelKind>)> {
-    // Complex products run the oracle, on this thread.
-    if !matches!(acc_kind(lhs.ty(), rty), Acc::C128) {
-        crate::kernels::pool::prewake(dot_work(lhs.dims(), rhs.dims(), d));
-    }
+    prewake(lhs.ty(), rty, dot_work(lhs.dims(), rhs.dims(), d));
     let plan = DotPlan::new(lhs.dims(), rhs.dims(), d);
     // BF16 operands with an F32 accumulator: AVX512-BF16's pair instruction, where it computes
     // exactly the F32 fused multiply-adds and is the faster on this core (`gemm::bf16`).
@@ -667,9 +672,7 @@ pub fn fast_conv_with(
     kind: Option<KernelKind>,
 ) -> Result<(Array, Option<KernelKind>)> {
     let (out_dims, g) = a.geometry(lhs.dims(), rhs.dims())?;
-    if !matches!(acc_kind(lhs.ty(), rty), Acc::C128) {
-        crate::kernels::pool::prewake((g.flops() / 2.0) as usize);
-    }
+    prewake(lhs.ty(), rty, (g.flops() / 2.0) as usize);
     let n: usize = out_dims.iter().map(|&x| x as usize).product();
     macro_rules! run {
         ($t:ty, $conv:expr) => {{

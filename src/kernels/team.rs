@@ -287,6 +287,16 @@ fn helper(t: &'static Team, i: usize) {
     }
 }
 
+/// Unparks the helpers asleep on CPUs other than `cpu` (the caller's). Only the one who clears a
+/// helper's `sleeping` unparks it, so one sleep gets one wake-up.
+fn wake_others(t: &Team, cpu: i64) {
+    for h in &t.helpers {
+        if h.cpu != cpu && h.sleeping.swap(false, Ordering::SeqCst) {
+            h.thread.unpark();
+        }
+    }
+}
+
 /// Wakes the sleeping helpers (but the one on the caller's CPU) for a step the caller is about to
 /// start, so that their wake-up overlaps its preparations. Waking a helper that slept through a
 /// pause takes long: on a 2-vCPU Zen 4 VM, after 300 ms of idleness, the `unpark` took 16-20 µs
@@ -319,11 +329,7 @@ pub fn prewake(threads: usize) {
     };
     // A helper spinning after a prewake gives way when it reads its own CPU here.
     t.caller_cpu.store(cpu, Ordering::SeqCst);
-    for h in &t.helpers {
-        if h.cpu != cpu && h.sleeping.swap(false, Ordering::SeqCst) {
-            h.thread.unpark();
-        }
-    }
+    wake_others(t, cpu);
 }
 
 /// Runs `body(t)` for every `t` in `0..tasks` on the calling thread and the team's helpers;
@@ -362,11 +368,7 @@ pub fn run(threads: usize, tasks: usize, body: &(dyn Fn(usize) + Sync)) -> bool 
         t.step.store(slot.step, Ordering::SeqCst);
         slot.step
     };
-    for h in &t.helpers {
-        if h.cpu != cpu && h.sleeping.swap(false, Ordering::SeqCst) {
-            h.thread.unpark();
-        }
-    }
+    wake_others(t, cpu);
     work(t, step, job, tasks);
     // Wait for the helpers' tasks.
     let mut spins = 0u32;
@@ -482,7 +484,7 @@ mod tests {
     /// another caller holds the team, returns at once. (Whether the helpers woke early is a
     /// matter of time, which benchmarks measure: other tests share the team.)
     #[test]
-    fn a_prewake_wakes_the_helpers_for_the_coming_step() {
+    fn steps_after_a_prewake_run_every_task_once() {
         let threads = crate::kernels::pool::threads();
         let pause = || std::thread::sleep(std::time::Duration::from_millis(3));
         let step = |tasks: usize| {
