@@ -27,9 +27,12 @@ use xla_spec::verify::parse_and_verify;
 pub fn trials() -> Vec<Trial> {
     vec![
         seeded_trial("fusion", "fused_equals_op_by_op", 64, fused_equals_op_by_op),
-        seeded_trial("fusion", "fused_binary_chains_equal_op_by_op", 48, |seed| {
-            check(seed, true)
-        }),
+        seeded_trial(
+            "fusion",
+            "fused_chunk_kernel_groups_equal_op_by_op",
+            48,
+            |seed| check(seed, true),
+        ),
         seeded_trial(
             "fusion",
             "mapped_scatter_updates_equal_op_by_op",
@@ -64,8 +67,9 @@ struct Gen {
     pool: Vec<(String, T)>,
     args: Vec<Literal>,
     next: usize,
-    /// Only binary ops: groups of them run through chunk kernels (`eval::fused`'s `chunks`).
-    binary_only: bool,
+    /// Only ops with chunk kernels (unary and binary ops, comparisons, selects, clamps): groups
+    /// of them run through those kernels (`eval::fused`'s `chunks`).
+    chunk_ops: bool,
 }
 
 impl Gen {
@@ -176,7 +180,8 @@ impl Gen {
 
     /// An operand of type `t`: a pool value or a fresh broadcast.
     fn operand(&mut self, t: T) -> String {
-        if self.rng.percent(10) {
+        // (A broadcast of a small array is gathered tile by tile: its group has no chunk kernels.)
+        if !self.chunk_ops && self.rng.percent(10) {
             return self.small_bcast(t);
         }
         if self.rng.percent(25) {
@@ -217,7 +222,7 @@ impl Gen {
         };
         let float = t.is_float();
         let pred = t == T::Pred;
-        if self.binary_only && matches!(t, T::U32 | T::U64) && self.rng.percent(30) {
+        if self.chunk_ops && matches!(t, T::U32 | T::U64) && self.rng.percent(30) {
             // A rotation, `or` of two shifts of one value read by nothing else, which the chunk
             // kernels fold into one: amounts mostly splats near the width (inside it: the fast
             // loop; at or past it: zero), else any operand.
@@ -319,8 +324,8 @@ impl Gen {
             }
             return true;
         }
-        let roll = if self.binary_only {
-            20 + self.rng.below(30)
+        let roll = if self.chunk_ops {
+            self.rng.below(74)
         } else {
             self.rng.below(100)
         };
@@ -513,7 +518,7 @@ fn fused_equals_op_by_op(seed: u64) -> Result<(), String> {
     check(seed, false)
 }
 
-fn check(seed: u64, binary_only: bool) -> Result<(), String> {
+fn check(seed: u64, chunk_ops: bool) -> Result<(), String> {
     let mut rng = Rng(seed);
     // Rarely a multiple of the tile: the last tile is ragged.
     let dims = if rng.percent(70) {
@@ -532,7 +537,7 @@ fn check(seed: u64, binary_only: bool) -> Result<(), String> {
         pool: vec![],
         args: vec![],
         next: 0,
-        binary_only,
+        chunk_ops,
     };
     for _ in 0..1 + g.rng.below(3) {
         let t = if g.rng.percent(10) {

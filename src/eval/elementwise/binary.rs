@@ -16,7 +16,7 @@
 #![allow(clippy::unnecessary_cast)]
 
 use super::math::{self, c_narrow, c_widen};
-use super::{Fresh, Map2, Typed, type_error};
+use super::{Fresh, Map, Typed, type_error};
 use crate::error::Result;
 use crate::hlo::opcode::BinaryOp;
 use crate::literal::{ArrayData as D, C64, C128, DataView as V};
@@ -125,7 +125,7 @@ pub fn eval(op: BinaryOp, a: V<'_>, b: V<'_>) -> Result<D> {
 /// `op`'s element function for `a`'s and `b`'s element types, applied as `M` applies it: at
 /// once (`Fresh`), or kept as a kernel that fused groups run chunk by chunk (`Kernels`, whose
 /// operands here only select the types). Both paths share every element function below.
-pub fn eval_with<M: Map2>(op: BinaryOp, a: V<'_>, b: V<'_>) -> Result<Typed<M>> {
+pub fn eval_with<M: Map>(op: BinaryOp, a: V<'_>, b: V<'_>) -> Result<Typed<M>> {
     use BinaryOp::*;
     Ok(match op {
         Add => arith!(op, a, b, |x, y, T, U, S| x.wrapping_add(y),

@@ -5,7 +5,7 @@
 //! different payloads are distinct and ordered by payload. SIGNED/UNSIGNED are the integers' own
 //! orders; PRED compares false < true. Complex values support only EQ and NE (both components).
 
-use super::{map2, type_error};
+use super::{Fresh, Map, Typed, type_error};
 use crate::error::Result;
 pub use crate::hlo::attrs::{ComparisonDirection as Dir, ComparisonType};
 use crate::literal::{ArrayData as D, C64, C128, DataView as V};
@@ -16,12 +16,12 @@ macro_rules! by_dir {
     ($dir:expr, $p:expr, $q:expr, $key:expr) => {{
         let k = $key;
         match $dir {
-            Dir::Eq => map2($p, $q, move |x, y| k(x) == k(y)),
-            Dir::Ne => map2($p, $q, move |x, y| k(x) != k(y)),
-            Dir::Lt => map2($p, $q, move |x, y| k(x) < k(y)),
-            Dir::Le => map2($p, $q, move |x, y| k(x) <= k(y)),
-            Dir::Gt => map2($p, $q, move |x, y| k(x) > k(y)),
-            Dir::Ge => map2($p, $q, move |x, y| k(x) >= k(y)),
+            Dir::Eq => M::map2($p, $q, move |x, y| k(x) == k(y)),
+            Dir::Ne => M::map2($p, $q, move |x, y| k(x) != k(y)),
+            Dir::Lt => M::map2($p, $q, move |x, y| k(x) < k(y)),
+            Dir::Le => M::map2($p, $q, move |x, y| k(x) <= k(y)),
+            Dir::Gt => M::map2($p, $q, move |x, y| k(x) > k(y)),
+            Dir::Ge => M::map2($p, $q, move |x, y| k(x) >= k(y)),
         }
     }};
 }
@@ -48,9 +48,19 @@ pub fn compare_data(dir: Dir, ty: Option<ComparisonType>, a: &D, b: &D) -> Resul
 
 /// `compare_data` on borrowed elements.
 pub fn compare_view(dir: Dir, ty: Option<ComparisonType>, a: V<'_>, b: V<'_>) -> Result<D> {
+    compare_with::<Fresh>(dir, ty, a, b).map(Typed::into_data)
+}
+
+/// `compare`'s element function for these operand types, applied as `M` applies it (`Map`).
+pub fn compare_with<M: Map>(
+    dir: Dir,
+    ty: Option<ComparisonType>,
+    a: V<'_>,
+    b: V<'_>,
+) -> Result<Typed<M>> {
     let ty = ty.unwrap_or_else(|| ComparisonType::default_for(a.ty()));
     let total = ty == ComparisonType::TotalOrder;
-    Ok(D::Pred(match (a, b) {
+    Ok(Typed::Pred(match (a, b) {
         (V::F16(p), V::F16(q)) if total => by_dir!(dir, p, q, |x: f16| key16(x.to_bits())),
         (V::BF16(p), V::BF16(q)) if total => by_dir!(dir, p, q, |x: bf16| key16(x.to_bits())),
         (V::F32(p), V::F32(q)) if total => by_dir!(dir, p, q, |x: f32| key32(x.to_bits())),
@@ -68,10 +78,10 @@ pub fn compare_view(dir: Dir, ty: Option<ComparisonType>, a: V<'_>, b: V<'_>) ->
         (V::U16(p), V::U16(q)) => by_dir!(dir, p, q, |x: u16| x),
         (V::U32(p), V::U32(q)) => by_dir!(dir, p, q, |x: u32| x),
         (V::U64(p), V::U64(q)) => by_dir!(dir, p, q, |x: u64| x),
-        (V::C64(p), V::C64(q)) if dir == Dir::Eq => map2(p, q, |x: C64, y: C64| x == y),
-        (V::C64(p), V::C64(q)) if dir == Dir::Ne => map2(p, q, |x: C64, y: C64| x != y),
-        (V::C128(p), V::C128(q)) if dir == Dir::Eq => map2(p, q, |x: C128, y: C128| x == y),
-        (V::C128(p), V::C128(q)) if dir == Dir::Ne => map2(p, q, |x: C128, y: C128| x != y),
+        (V::C64(p), V::C64(q)) if dir == Dir::Eq => M::map2(p, q, |x: C64, y: C64| x == y),
+        (V::C64(p), V::C64(q)) if dir == Dir::Ne => M::map2(p, q, |x: C64, y: C64| x != y),
+        (V::C128(p), V::C128(q)) if dir == Dir::Eq => M::map2(p, q, |x: C128, y: C128| x == y),
+        (V::C128(p), V::C128(q)) if dir == Dir::Ne => M::map2(p, q, |x: C128, y: C128| x != y),
         (other, _) => return Err(type_error("compare", other)),
     }))
 }

@@ -17,15 +17,21 @@ pub mod compare;
 pub(crate) mod convert;
 pub mod fastexp;
 pub mod fasttrig;
+mod kernel;
 pub mod math;
 mod unary;
+
+pub use kernel::{
+    Fresh, Kernel, Kernels, Map, Typed, binary_kernel, clamp_kernel, compare_kernel, select_kernel,
+    unary_kernel,
+};
 
 use super::{Evaluator, array};
 use crate::error::{Error, Result};
 use crate::hlo::ast::Instruction;
 use crate::hlo::opcode::{BinaryOp, ElementwiseOp, UnaryOp};
 use crate::literal::Buf;
-use crate::literal::{Array, ArrayData, DataView, Literal, NativeType};
+use crate::literal::{Array, ArrayData, DataView, Literal};
 use std::mem::MaybeUninit;
 
 /// Arrays with at least this many elements are processed in parallel.
@@ -222,22 +228,33 @@ where
     G: Fn(f32) -> f32 + Sync + Send,
 {
     crate::kernels::pool::fill_fresh(x.len(), chunk(x.len()), &|start, dst| {
-        let x = &x[start..start + dst.len()];
-        let mut wide = [MaybeUninit::<f32>::uninit(); VIA_F32_STEP];
-        let mut vals = [MaybeUninit::<f32>::uninit(); VIA_F32_STEP];
-        for (xs, ds) in x.chunks(VIA_F32_STEP).zip(dst.chunks_mut(VIA_F32_STEP)) {
-            let n = xs.len();
-            lanes::run1(&mut wide[..n], xs, &|h: H| h.widen());
-            // SAFETY: `run1` wrote each of the first n elements.
-            let w = unsafe { assume_init(&wide[..n]) };
-            lanes::run1(&mut vals[..n], w, &f);
-            fix_outside(&mut vals[..n], w, &ok, &slow);
-            // SAFETY: `run1` wrote each of the first n elements (some overwritten since).
-            let v = unsafe { assume_init(&vals[..n]) };
-            lanes::run1(ds, v, &|y: f32| H::narrow(y));
-        }
+        via_f32_into(dst, &x[start..start + dst.len()], &f, &ok, &slow)
     })
     .into()
+}
+
+/// `map1_fix_via_f32` on one slice: `dst[i]` from `x[i]`, a step of `VIA_F32_STEP` at a time.
+#[inline]
+fn via_f32_into<H: Narrow>(
+    dst: &mut [MaybeUninit<H>],
+    x: &[H],
+    f: &impl Fn(f32) -> f32,
+    ok: &impl Fn(f32) -> bool,
+    slow: &impl Fn(f32) -> f32,
+) {
+    let mut wide = [MaybeUninit::<f32>::uninit(); VIA_F32_STEP];
+    let mut vals = [MaybeUninit::<f32>::uninit(); VIA_F32_STEP];
+    for (xs, ds) in x.chunks(VIA_F32_STEP).zip(dst.chunks_mut(VIA_F32_STEP)) {
+        let n = xs.len();
+        lanes::run1(&mut wide[..n], xs, &|h: H| h.widen());
+        // SAFETY: `run1` wrote each of the first n elements.
+        let w = unsafe { assume_init(&wide[..n]) };
+        lanes::run1(&mut vals[..n], w, f);
+        fix_outside(&mut vals[..n], w, ok, slow);
+        // SAFETY: `run1` wrote each of the first n elements (some overwritten since).
+        let v = unsafe { assume_init(&vals[..n]) };
+        lanes::run1(ds, v, &|y: f32| H::narrow(y));
+    }
 }
 
 /// The elements of a slice every one of which has been written.
@@ -335,130 +352,6 @@ where
         lanes::run3(dst, start, a, b, c, &f)
     })
     .into()
-}
-
-/// How an element function is applied: `Fresh` maps whole operands into a new buffer now;
-/// `Kernels` keeps the function as a kernel that fused groups call on chunks of their tiles
-/// (`fused`). Ops written once against this trait (`binary::eval_with`) give both paths the same
-/// element functions, so a fused chunk holds exactly the op-by-op values.
-pub trait Map2 {
-    type Out<V: NativeType>;
-    fn map2<T, U, V, F>(x: &[T], y: &[U], f: F) -> Self::Out<V>
-    where
-        T: NativeType,
-        U: NativeType,
-        V: NativeType,
-        F: Fn(T, U) -> V + Sync + Send + 'static;
-}
-
-/// A `Map2` result for each element type of the result.
-pub enum Typed<M: Map2> {
-    Pred(M::Out<bool>),
-    S8(M::Out<i8>),
-    S16(M::Out<i16>),
-    S32(M::Out<i32>),
-    S64(M::Out<i64>),
-    U8(M::Out<u8>),
-    U16(M::Out<u16>),
-    U32(M::Out<u32>),
-    U64(M::Out<u64>),
-    F16(M::Out<half::f16>),
-    BF16(M::Out<half::bf16>),
-    F32(M::Out<f32>),
-    F64(M::Out<f64>),
-    C64(M::Out<crate::literal::C64>),
-    C128(M::Out<crate::literal::C128>),
-}
-
-/// Applies the function at once (`map2`).
-pub struct Fresh;
-
-impl Map2 for Fresh {
-    type Out<V: NativeType> = Buf<V>;
-    #[inline]
-    fn map2<T, U, V, F>(x: &[T], y: &[U], f: F) -> Buf<V>
-    where
-        T: NativeType,
-        U: NativeType,
-        V: NativeType,
-        F: Fn(T, U) -> V + Sync + Send + 'static,
-    {
-        map2(x, y, f)
-    }
-}
-
-impl Typed<Fresh> {
-    pub fn into_data(self) -> ArrayData {
-        match self {
-            Typed::Pred(v) => ArrayData::Pred(v),
-            Typed::S8(v) => ArrayData::S8(v),
-            Typed::S16(v) => ArrayData::S16(v),
-            Typed::S32(v) => ArrayData::S32(v),
-            Typed::S64(v) => ArrayData::S64(v),
-            Typed::U8(v) => ArrayData::U8(v),
-            Typed::U16(v) => ArrayData::U16(v),
-            Typed::U32(v) => ArrayData::U32(v),
-            Typed::U64(v) => ArrayData::U64(v),
-            Typed::F16(v) => ArrayData::F16(v),
-            Typed::BF16(v) => ArrayData::BF16(v),
-            Typed::F32(v) => ArrayData::F32(v),
-            Typed::F64(v) => ArrayData::F64(v),
-            Typed::C64(v) => ArrayData::C64(v),
-            Typed::C128(v) => ArrayData::C128(v),
-        }
-    }
-}
-
-/// A binary element function over chunks: writes `dst` from two operands of `dst`'s length
-/// (either may be one element, standing for a scalar as in `map2`); `false` when an operand
-/// has another type or length.
-pub type Kernel2<V> = std::sync::Arc<
-    dyn Fn(&mut [std::mem::MaybeUninit<V>], DataView<'_>, DataView<'_>) -> bool + Send + Sync,
->;
-
-/// Keeps the function as a `Kernel2`, run through the same loops as `map2`.
-pub struct Kernels;
-
-impl Map2 for Kernels {
-    type Out<V: NativeType> = Kernel2<V>;
-    fn map2<T, U, V, F>(_: &[T], _: &[U], f: F) -> Kernel2<V>
-    where
-        T: NativeType,
-        U: NativeType,
-        V: NativeType,
-        F: Fn(T, U) -> V + Sync + Send + 'static,
-    {
-        std::sync::Arc::new(move |dst, a, b| {
-            let (Some(x), Some(y)) = (T::of_view(a), U::of_view(b)) else {
-                return false;
-            };
-            let n = dst.len();
-            match (x, y) {
-                (_, &[b]) if x.len() == n && n != 1 => lanes::run1(dst, x, &|a| f(a, b)),
-                (&[a], _) if y.len() == n && n != 1 => lanes::run1(dst, y, &|b| f(a, b)),
-                _ if x.len() == n && y.len() == n => lanes::run2(dst, x, y, &f),
-                // Both scalars, for a longer result.
-                (&[a], &[b]) => {
-                    let v = f(a, b);
-                    for d in dst.iter_mut() {
-                        d.write(v);
-                    }
-                }
-                _ => return false,
-            }
-            true
-        })
-    }
-}
-
-/// The binary element function of `op` for operands of types `a` and `b`, as a chunk kernel
-/// (`None` when the verifier would refuse the types).
-pub fn binary_kernel(
-    op: BinaryOp,
-    a: crate::types::ElementType,
-    b: crate::types::ElementType,
-) -> Option<Typed<Kernels>> {
-    binary::eval_with::<Kernels>(op, DataView::empty(a)?, DataView::empty(b)?).ok()
 }
 
 /// The loops of `map1`, `map2` and `map3`, each compiled three times: for the baseline x86-64 the
@@ -691,33 +584,37 @@ pub fn select_data(p: &ArrayData, t: &ArrayData, f: &ArrayData) -> Result<ArrayD
 
 /// `select_data` on borrowed elements.
 pub fn select_view(p: DataView<'_>, t: DataView<'_>, f: DataView<'_>) -> Result<ArrayData> {
+    select_with::<Fresh>(p, t, f).map(Typed::into_data)
+}
+
+/// `select`'s element function for these operand types, applied as `M` applies it (`Map`).
+pub fn select_with<M: Map>(p: DataView<'_>, t: DataView<'_>, f: DataView<'_>) -> Result<Typed<M>> {
     let DataView::Pred(preds) = p else {
         return Err(Error::internal("select predicate is not pred"));
     };
     let n = broadcast_len(&[t.len(), f.len(), preds.len()]);
     macro_rules! sel {
         ($x:expr, $y:expr) => {
-            map3(preds, $x, $y, n, |c, a, b| if c { a } else { b })
+            M::map3(preds, $x, $y, n, |c, a, b| if c { a } else { b })
         };
     }
-    use ArrayData as D;
     use DataView as V;
     let data = match (t, f) {
-        (V::Pred(x), V::Pred(y)) => D::Pred(sel!(x, y)),
-        (V::S8(x), V::S8(y)) => D::S8(sel!(x, y)),
-        (V::S16(x), V::S16(y)) => D::S16(sel!(x, y)),
-        (V::S32(x), V::S32(y)) => D::S32(sel!(x, y)),
-        (V::S64(x), V::S64(y)) => D::S64(sel!(x, y)),
-        (V::U8(x), V::U8(y)) => D::U8(sel!(x, y)),
-        (V::U16(x), V::U16(y)) => D::U16(sel!(x, y)),
-        (V::U32(x), V::U32(y)) => D::U32(sel!(x, y)),
-        (V::U64(x), V::U64(y)) => D::U64(sel!(x, y)),
-        (V::F16(x), V::F16(y)) => D::F16(sel!(x, y)),
-        (V::BF16(x), V::BF16(y)) => D::BF16(sel!(x, y)),
-        (V::F32(x), V::F32(y)) => D::F32(sel!(x, y)),
-        (V::F64(x), V::F64(y)) => D::F64(sel!(x, y)),
-        (V::C64(x), V::C64(y)) => D::C64(sel!(x, y)),
-        (V::C128(x), V::C128(y)) => D::C128(sel!(x, y)),
+        (V::Pred(x), V::Pred(y)) => Typed::Pred(sel!(x, y)),
+        (V::S8(x), V::S8(y)) => Typed::S8(sel!(x, y)),
+        (V::S16(x), V::S16(y)) => Typed::S16(sel!(x, y)),
+        (V::S32(x), V::S32(y)) => Typed::S32(sel!(x, y)),
+        (V::S64(x), V::S64(y)) => Typed::S64(sel!(x, y)),
+        (V::U8(x), V::U8(y)) => Typed::U8(sel!(x, y)),
+        (V::U16(x), V::U16(y)) => Typed::U16(sel!(x, y)),
+        (V::U32(x), V::U32(y)) => Typed::U32(sel!(x, y)),
+        (V::U64(x), V::U64(y)) => Typed::U64(sel!(x, y)),
+        (V::F16(x), V::F16(y)) => Typed::F16(sel!(x, y)),
+        (V::BF16(x), V::BF16(y)) => Typed::BF16(sel!(x, y)),
+        (V::F32(x), V::F32(y)) => Typed::F32(sel!(x, y)),
+        (V::F64(x), V::F64(y)) => Typed::F64(sel!(x, y)),
+        (V::C64(x), V::C64(y)) => Typed::C64(sel!(x, y)),
+        (V::C128(x), V::C128(y)) => Typed::C128(sel!(x, y)),
         _ => return Err(type_error("select", f)),
     };
     Ok(data)
@@ -745,12 +642,16 @@ pub fn clamp_data(lo: &ArrayData, x: &ArrayData, hi: &ArrayData) -> Result<Array
 
 /// `clamp_data` on borrowed elements.
 pub fn clamp_view(lo: DataView<'_>, x: DataView<'_>, hi: DataView<'_>) -> Result<ArrayData> {
+    clamp_with::<Fresh>(lo, x, hi).map(Typed::into_data)
+}
+
+/// `clamp`'s element function for these operand types, applied as `M` applies it (`Map`).
+pub fn clamp_with<M: Map>(lo: DataView<'_>, x: DataView<'_>, hi: DataView<'_>) -> Result<Typed<M>> {
     let n = broadcast_len(&[x.len(), lo.len(), hi.len()]);
-    use ArrayData as D;
     use DataView as V;
     macro_rules! ord {
         ($l:expr, $x:expr, $h:expr) => {
-            map3($l, $x, $h, n, |l, v, h| {
+            M::map3($l, $x, $h, n, |l, v, h| {
                 let m = if v < l { l } else { v };
                 if m < h { m } else { h }
             })
@@ -758,7 +659,7 @@ pub fn clamp_view(lo: DataView<'_>, x: DataView<'_>, hi: DataView<'_>) -> Result
     }
     macro_rules! flt {
         ($l:expr, $x:expr, $h:expr) => {
-            map3($l, $x, $h, n, |l, v, h| {
+            M::map3($l, $x, $h, n, |l, v, h| {
                 if l.is_nan() {
                     l
                 } else if v.is_nan() {
@@ -781,19 +682,19 @@ pub fn clamp_view(lo: DataView<'_>, x: DataView<'_>, hi: DataView<'_>) -> Result
         };
     }
     let data = match (lo, x, hi) {
-        (V::Pred(l), V::Pred(v), V::Pred(h)) => D::Pred(ord!(l, v, h)),
-        (V::S8(l), V::S8(v), V::S8(h)) => D::S8(ord!(l, v, h)),
-        (V::S16(l), V::S16(v), V::S16(h)) => D::S16(ord!(l, v, h)),
-        (V::S32(l), V::S32(v), V::S32(h)) => D::S32(ord!(l, v, h)),
-        (V::S64(l), V::S64(v), V::S64(h)) => D::S64(ord!(l, v, h)),
-        (V::U8(l), V::U8(v), V::U8(h)) => D::U8(ord!(l, v, h)),
-        (V::U16(l), V::U16(v), V::U16(h)) => D::U16(ord!(l, v, h)),
-        (V::U32(l), V::U32(v), V::U32(h)) => D::U32(ord!(l, v, h)),
-        (V::U64(l), V::U64(v), V::U64(h)) => D::U64(ord!(l, v, h)),
-        (V::F16(l), V::F16(v), V::F16(h)) => D::F16(flt!(l, v, h)),
-        (V::BF16(l), V::BF16(v), V::BF16(h)) => D::BF16(flt!(l, v, h)),
-        (V::F32(l), V::F32(v), V::F32(h)) => D::F32(flt!(l, v, h)),
-        (V::F64(l), V::F64(v), V::F64(h)) => D::F64(flt!(l, v, h)),
+        (V::Pred(l), V::Pred(v), V::Pred(h)) => Typed::Pred(ord!(l, v, h)),
+        (V::S8(l), V::S8(v), V::S8(h)) => Typed::S8(ord!(l, v, h)),
+        (V::S16(l), V::S16(v), V::S16(h)) => Typed::S16(ord!(l, v, h)),
+        (V::S32(l), V::S32(v), V::S32(h)) => Typed::S32(ord!(l, v, h)),
+        (V::S64(l), V::S64(v), V::S64(h)) => Typed::S64(ord!(l, v, h)),
+        (V::U8(l), V::U8(v), V::U8(h)) => Typed::U8(ord!(l, v, h)),
+        (V::U16(l), V::U16(v), V::U16(h)) => Typed::U16(ord!(l, v, h)),
+        (V::U32(l), V::U32(v), V::U32(h)) => Typed::U32(ord!(l, v, h)),
+        (V::U64(l), V::U64(v), V::U64(h)) => Typed::U64(ord!(l, v, h)),
+        (V::F16(l), V::F16(v), V::F16(h)) => Typed::F16(flt!(l, v, h)),
+        (V::BF16(l), V::BF16(v), V::BF16(h)) => Typed::BF16(flt!(l, v, h)),
+        (V::F32(l), V::F32(v), V::F32(h)) => Typed::F32(flt!(l, v, h)),
+        (V::F64(l), V::F64(v), V::F64(h)) => Typed::F64(flt!(l, v, h)),
         _ => return Err(type_error("clamp", x)),
     };
     Ok(data)

@@ -11,7 +11,7 @@
 use super::fastexp;
 use super::fasttrig;
 use super::math::{self, c_narrow, c_widen};
-use super::{map1, map1_fix, map1_fix_via_f32, map1_via_f32, type_error};
+use super::{Fresh, Map, Typed, type_error};
 use crate::error::Result;
 use crate::hlo::opcode::UnaryOp;
 use crate::literal::{ArrayData as D, C64, C128, DataView as V};
@@ -28,10 +28,10 @@ macro_rules! via64 {
 macro_rules! floats {
     ($op:expr, $d:expr, $f32:expr, $f64:expr $(, $extra:pat => $e:expr)*) => {
         match $d {
-            V::F16(v) => D::F16(map1_via_f32(v, $f32)),
-            V::BF16(v) => D::BF16(map1_via_f32(v, $f32)),
-            V::F32(v) => D::F32(map1(v, $f32)),
-            V::F64(v) => D::F64(map1(v, $f64)),
+            V::F16(v) => Typed::F16(M::map1_via_f32(v, $f32)),
+            V::BF16(v) => Typed::BF16(M::map1_via_f32(v, $f32)),
+            V::F32(v) => Typed::F32(M::map1(v, $f32)),
+            V::F64(v) => Typed::F64(M::map1(v, $f64)),
             $($extra => $e,)*
             other => return Err(type_error($op, other)),
         }
@@ -44,9 +44,9 @@ macro_rules! floats_complex {
         floats!($op, $d, $f32, $f64,
             V::C64(v) => {
                 let f = $c;
-                D::C64(map1(v, move |z: C64| c_narrow(f(c_widen(z)))))
+                Typed::C64(M::map1(v, move |z: C64| c_narrow(f(c_widen(z)))))
             },
-            V::C128(v) => D::C128(map1(v, $c))
+            V::C128(v) => Typed::C128(M::map1(v, $c))
         )
     };
 }
@@ -61,15 +61,15 @@ macro_rules! floats_complex_split {
         let ok = |x: f32| ($dom)(x as f64);
         let slow = |x: f32| ($libm)(x as f64) as f32;
         match $d {
-            V::F16(v) => D::F16(map1_fix_via_f32(v, fast, ok, slow)),
-            V::BF16(v) => D::BF16(map1_fix_via_f32(v, fast, ok, slow)),
-            V::F32(v) => D::F32(map1_fix(v, fast, ok, slow)),
-            V::F64(v) => D::F64(map1(v, $libm)),
+            V::F16(v) => Typed::F16(M::map1_fix_via_f32(v, fast, ok, slow)),
+            V::BF16(v) => Typed::BF16(M::map1_fix_via_f32(v, fast, ok, slow)),
+            V::F32(v) => Typed::F32(M::map1_fix(v, fast, ok, slow)),
+            V::F64(v) => Typed::F64(M::map1(v, $libm)),
             V::C64(v) => {
                 let f = $c;
-                D::C64(map1(v, move |z: C64| c_narrow(f(c_widen(z)))))
+                Typed::C64(M::map1(v, move |z: C64| c_narrow(f(c_widen(z)))))
             }
-            V::C128(v) => D::C128(map1(v, $c)),
+            V::C128(v) => Typed::C128(M::map1(v, $c)),
             other => return Err(type_error($op, other)),
         }
     }};
@@ -79,14 +79,14 @@ macro_rules! floats_complex_split {
 macro_rules! ints {
     ($op:expr, $d:expr, $x:ident => $body:expr $(, $extra:pat => $e:expr)*) => {
         match $d {
-            V::S8(v) => D::S8(map1(v, |$x: i8| $body)),
-            V::S16(v) => D::S16(map1(v, |$x: i16| $body)),
-            V::S32(v) => D::S32(map1(v, |$x: i32| $body)),
-            V::S64(v) => D::S64(map1(v, |$x: i64| $body)),
-            V::U8(v) => D::U8(map1(v, |$x: u8| $body)),
-            V::U16(v) => D::U16(map1(v, |$x: u16| $body)),
-            V::U32(v) => D::U32(map1(v, |$x: u32| $body)),
-            V::U64(v) => D::U64(map1(v, |$x: u64| $body)),
+            V::S8(v) => Typed::S8(M::map1(v, |$x: i8| $body)),
+            V::S16(v) => Typed::S16(M::map1(v, |$x: i16| $body)),
+            V::S32(v) => Typed::S32(M::map1(v, |$x: i32| $body)),
+            V::S64(v) => Typed::S64(M::map1(v, |$x: i64| $body)),
+            V::U8(v) => Typed::U8(M::map1(v, |$x: u8| $body)),
+            V::U16(v) => Typed::U16(M::map1(v, |$x: u16| $body)),
+            V::U32(v) => Typed::U32(M::map1(v, |$x: u32| $body)),
+            V::U64(v) => Typed::U64(M::map1(v, |$x: u64| $body)),
             $($extra => $e,)*
             other => return Err(type_error($op, other)),
         }
@@ -97,10 +97,10 @@ macro_rules! ints {
 macro_rules! signed {
     ($op:expr, $d:expr, $x:ident => $body:expr $(, $extra:pat => $e:expr)*) => {
         match $d {
-            V::S8(v) => D::S8(map1(v, |$x: i8| $body)),
-            V::S16(v) => D::S16(map1(v, |$x: i16| $body)),
-            V::S32(v) => D::S32(map1(v, |$x: i32| $body)),
-            V::S64(v) => D::S64(map1(v, |$x: i64| $body)),
+            V::S8(v) => Typed::S8(M::map1(v, |$x: i8| $body)),
+            V::S16(v) => Typed::S16(M::map1(v, |$x: i16| $body)),
+            V::S32(v) => Typed::S32(M::map1(v, |$x: i32| $body)),
+            V::S64(v) => Typed::S64(M::map1(v, |$x: i64| $body)),
             $($extra => $e,)*
             other => return Err(type_error($op, other)),
         }
@@ -108,30 +108,37 @@ macro_rules! signed {
 }
 
 pub fn eval(op: UnaryOp, d: V<'_>) -> Result<D> {
+    eval_with::<Fresh>(op, d).map(Typed::into_data)
+}
+
+/// `op`'s element function for `d`'s element type, applied as `M` applies it: at once
+/// (`Fresh`), or kept as a kernel that fused groups run chunk by chunk (`Kernels`, whose operand
+/// here only selects the type). Both paths share every element function below.
+pub fn eval_with<M: Map>(op: UnaryOp, d: V<'_>) -> Result<Typed<M>> {
     use UnaryOp::*;
     Ok(match op {
         Abs => signed!(op, d, x => x.wrapping_abs(),
-            V::F16(v) => D::F16(map1(v, |x: f16| f16::from_bits(x.to_bits() & 0x7fff))),
-            V::BF16(v) => D::BF16(map1(v, |x: bf16| bf16::from_bits(x.to_bits() & 0x7fff))),
-            V::F32(v) => D::F32(map1(v, f32::abs)),
-            V::F64(v) => D::F64(map1(v, f64::abs)),
-            V::C64(v) => D::F32(map1(v, |z: C64| (z.re as f64).hypot(z.im as f64) as f32)),
-            V::C128(v) => D::F64(map1(v, |z: C128| z.re.hypot(z.im)))),
+            V::F16(v) => Typed::F16(M::map1(v, |x: f16| f16::from_bits(x.to_bits() & 0x7fff))),
+            V::BF16(v) => Typed::BF16(M::map1(v, |x: bf16| bf16::from_bits(x.to_bits() & 0x7fff))),
+            V::F32(v) => Typed::F32(M::map1(v, f32::abs)),
+            V::F64(v) => Typed::F64(M::map1(v, f64::abs)),
+            V::C64(v) => Typed::F32(M::map1(v, |z: C64| (z.re as f64).hypot(z.im as f64) as f32)),
+            V::C128(v) => Typed::F64(M::map1(v, |z: C128| z.re.hypot(z.im)))),
         Negate => ints!(op, d, x => x.wrapping_neg(),
-            V::F16(v) => D::F16(map1(v, |x: f16| f16::from_bits(x.to_bits() ^ 0x8000))),
-            V::BF16(v) => D::BF16(map1(v, |x: bf16| bf16::from_bits(x.to_bits() ^ 0x8000))),
-            V::F32(v) => D::F32(map1(v, |x: f32| -x)),
-            V::F64(v) => D::F64(map1(v, |x: f64| -x)),
-            V::C64(v) => D::C64(map1(v, |z: C64| -z)),
-            V::C128(v) => D::C128(map1(v, |z: C128| -z))),
+            V::F16(v) => Typed::F16(M::map1(v, |x: f16| f16::from_bits(x.to_bits() ^ 0x8000))),
+            V::BF16(v) => Typed::BF16(M::map1(v, |x: bf16| bf16::from_bits(x.to_bits() ^ 0x8000))),
+            V::F32(v) => Typed::F32(M::map1(v, |x: f32| -x)),
+            V::F64(v) => Typed::F64(M::map1(v, |x: f64| -x)),
+            V::C64(v) => Typed::C64(M::map1(v, |z: C64| -z)),
+            V::C128(v) => Typed::C128(M::map1(v, |z: C128| -z))),
         Sign => signed!(op, d, x => x.signum(),
-            V::F16(v) => D::F16(map1(v, |x: f16| f16::from_f32(math::sign_f32(x.to_f32())))),
-            V::BF16(v) => D::BF16(map1(v, |x: bf16| bf16::from_f32(math::sign_f32(x.to_f32())))),
-            V::F32(v) => D::F32(map1(v, math::sign_f32)),
-            V::F64(v) => D::F64(map1(v, math::sign_f64)),
-            V::C64(v) => D::C64(map1(v, |z: C64| c_narrow(math::c_sign(c_widen(z))))),
-            V::C128(v) => D::C128(map1(v, math::c_sign))),
-        Not => ints!(op, d, x => !x, V::Pred(v) => D::Pred(map1(v, |x: bool| !x))),
+            V::F16(v) => Typed::F16(M::map1(v, |x: f16| f16::from_f32(math::sign_f32(x.to_f32())))),
+            V::BF16(v) => Typed::BF16(M::map1(v, |x: bf16| bf16::from_f32(math::sign_f32(x.to_f32())))),
+            V::F32(v) => Typed::F32(M::map1(v, math::sign_f32)),
+            V::F64(v) => Typed::F64(M::map1(v, math::sign_f64)),
+            V::C64(v) => Typed::C64(M::map1(v, |z: C64| c_narrow(math::c_sign(c_widen(z))))),
+            V::C128(v) => Typed::C128(M::map1(v, math::c_sign))),
+        Not => ints!(op, d, x => !x, V::Pred(v) => Typed::Pred(M::map1(v, |x: bool| !x))),
         Clz => ints!(op, d, x => x.leading_zeros() as _),
         PopulationCount => ints!(op, d, x => x.count_ones() as _),
         Ceil => floats!(op, d, f32::ceil, f64::ceil),
@@ -139,22 +146,28 @@ pub fn eval(op: UnaryOp, d: V<'_>) -> Result<D> {
         RoundNearestAfz => floats!(op, d, f32::round, f64::round),
         RoundNearestEven => floats!(op, d, f32::round_ties_even, f64::round_ties_even),
         IsFinite => match d {
-            V::F16(v) => D::Pred(map1(v, |x: f16| x.is_finite())),
-            V::BF16(v) => D::Pred(map1(v, |x: bf16| x.is_finite())),
-            V::F32(v) => D::Pred(map1(v, f32::is_finite)),
-            V::F64(v) => D::Pred(map1(v, f64::is_finite)),
+            V::F16(v) => Typed::Pred(M::map1(v, |x: f16| x.is_finite())),
+            V::BF16(v) => Typed::Pred(M::map1(v, |x: bf16| x.is_finite())),
+            V::F32(v) => Typed::Pred(M::map1(v, f32::is_finite)),
+            V::F64(v) => Typed::Pred(M::map1(v, f64::is_finite)),
             other => return Err(type_error(op, other)),
         },
         Real => match d {
-            V::C64(v) => D::F32(map1(v, |z: C64| z.re)),
-            V::C128(v) => D::F64(map1(v, |z: C128| z.re)),
-            V::F16(_) | V::BF16(_) | V::F32(_) | V::F64(_) => d.to_data(),
+            V::C64(v) => Typed::F32(M::map1(v, |z: C64| z.re)),
+            V::C128(v) => Typed::F64(M::map1(v, |z: C128| z.re)),
+            V::F16(v) => Typed::F16(M::map1(v, |x: f16| x)),
+            V::BF16(v) => Typed::BF16(M::map1(v, |x: bf16| x)),
+            V::F32(v) => Typed::F32(M::map1(v, |x: f32| x)),
+            V::F64(v) => Typed::F64(M::map1(v, |x: f64| x)),
             other => return Err(type_error(op, other)),
         },
         Imag => match d {
-            V::C64(v) => D::F32(map1(v, |z: C64| z.im)),
-            V::C128(v) => D::F64(map1(v, |z: C128| z.im)),
-            V::F16(_) | V::BF16(_) | V::F32(_) | V::F64(_) => D::zeros(d.ty(), d.len()),
+            V::C64(v) => Typed::F32(M::map1(v, |z: C64| z.im)),
+            V::C128(v) => Typed::F64(M::map1(v, |z: C128| z.im)),
+            V::F16(v) => Typed::F16(M::map1(v, |_: f16| f16::ZERO)),
+            V::BF16(v) => Typed::BF16(M::map1(v, |_: bf16| bf16::ZERO)),
+            V::F32(v) => Typed::F32(M::map1(v, |_: f32| 0.0)),
+            V::F64(v) => Typed::F64(M::map1(v, |_: f64| 0.0)),
             other => return Err(type_error(op, other)),
         },
         Sqrt => floats_complex!(op, d, f32::sqrt, f64::sqrt, |z: C128| z.sqrt()),

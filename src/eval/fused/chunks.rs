@@ -1,12 +1,13 @@
-//! Fused groups made only of binary ops, run chunk by chunk through kept kernels.
+//! Fused groups whose members all have element kernels (unary and binary ops, comparisons,
+//! selects and clamps), run chunk by chunk through kept kernels.
 //!
 //! Why: a threefry round is a chain of cheap integer ops (add, xor, two shifts, or) on arrays of
 //! millions of elements. Tile by tile (`run_tile`), each member reads and writes 8192-element
 //! tiles that live in the L2 cache, and each call returns a freshly allocated tile; the loops
 //! then wait on L2 more than they compute (their profile: loads and stores), and smaller tiles
 //! only trade that for allocation and dispatch per call. Here each member's element function is
-//! taken once per evaluation as a kernel (`elementwise::binary_kernel`, the very function the
-//! op-by-op path maps), and a chunk of `CHUNK` elements runs through every member into slots that
+//! taken once per evaluation as a kernel (`elementwise::unary_kernel`, `binary_kernel`,
+//! `compare_kernel`, `select_kernel`, `clamp_kernel`: the very function the op-by-op path maps), and a chunk of `CHUNK` elements runs through every member into slots that
 //! are reused once their values are dead: the live slots stay in the L1 cache, nothing is
 //! allocated per chunk, and each member finds its operands by place in a table made once per
 //! chunk (branching on where each operand came from mispredicted too often at small chunks).
@@ -26,17 +27,18 @@
 //! the words in registers and writes only the last round's `add` and `xor`: one pass per
 //! threefry iteration's four rounds instead of eight. (The round kernels are in `rounds`.)
 //!
-//! Exactness: each kernel is `binary::eval_with` on the member's operand types, whose element
-//! function is the one `binary::eval` maps over whole arrays, run by the same loops
-//! (`elementwise::Kernels`); element `i` of a chunk is element `start + i` of every operand, as
-//! in `run_tile`.
+//! Exactness: each kernel is the op's `eval_with` (`elementwise::Map`) on the member's operand
+//! types, whose element function is the one the op-by-op evaluation maps over whole arrays, run
+//! by the same loops (`elementwise::Kernels`); element `i` of a chunk is element `start + i` of
+//! every operand, as in `run_tile`. Groups with a member that has no kernel (conversions,
+//! bitcasts, reduce-precision) or that read an iota or a gathered broadcast run tile by tile.
 
 use super::rounds::{self, MAX_CHAIN};
 use super::{Group, Inputs, Sink, Source};
 use crate::error::{Error, Result};
-use crate::eval::elementwise::{self, Kernel2, Kernels, Typed};
+use crate::eval::elementwise::{self, Kernel as ElementKernel, Kernels, Typed};
 use crate::hlo::ast::Computation;
-use crate::hlo::opcode::{BinaryOp, Op};
+use crate::hlo::opcode::{BinaryOp, ElementwiseOp, Op};
 use crate::literal::{DataView, NativeType};
 use crate::types::ElementType;
 use std::mem::MaybeUninit;
@@ -52,8 +54,8 @@ struct Line([u8; 64]);
 
 /// What a member does in a chunk.
 enum Kernel {
-    /// Its own element function on its two operands.
-    Binary(Typed<Kernels>),
+    /// Its own element function on its operands (one, two or three).
+    Map(Typed<Kernels>),
     /// `or(shift-left(x, a), shift-right-logical(x, b))` in one pass, on `x`, `a` and `b`.
     ShiftOr(ElementType),
     /// `xor(add(y, x), or(shift-left(x, a), shift-right-logical(x, b)))` in one pass, on `y`,
@@ -269,19 +271,29 @@ fn folds(comp: &Computation, g: &Group) -> Option<Folds> {
     Some((reads, folded, second))
 }
 
-/// `g`'s kernels, or `None` when a member is not a binary op, reads an operand the group
-/// generates per tile (an iota or a gathered broadcast), or has types the verifier refuses.
+/// `g`'s kernels, or `None` when a member has no element kernel (not a unary or binary op, a
+/// comparison, a select or a clamp), reads an operand the group generates per tile (an iota or
+/// a gathered broadcast), or has types the verifier refuses.
 pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
     let ty = |i: usize| Some(comp.instructions.get(i)?.shape.as_array()?.ty);
     let mut kernels = Vec::with_capacity(g.steps.len());
     let mut tys = Vec::with_capacity(g.steps.len());
     for step in &g.steps {
         let inst = comp.instructions.get(step.inst)?;
-        let Op::Binary(op) = inst.op else {
-            return None;
+        let arg = |k: usize| ty(*inst.operands.get(k)?);
+        let (arity, kernel) = match &inst.op {
+            Op::Unary(op) => (1, elementwise::unary_kernel(*op, arg(0)?)),
+            Op::Binary(op) => (2, elementwise::binary_kernel(*op, arg(0)?, arg(1)?)),
+            Op::Elementwise(ElementwiseOp::Compare(c)) => (
+                2,
+                elementwise::compare_kernel(c.direction, c.compare_type, arg(0)?),
+            ),
+            Op::Elementwise(ElementwiseOp::Select) => (3, elementwise::select_kernel(arg(1)?)),
+            Op::Elementwise(ElementwiseOp::Clamp) => (3, elementwise::clamp_kernel(arg(1)?)),
+            _ => return None,
         };
-        if inst.operands.len() != 2
-            || step.operands.len() != 2
+        if inst.operands.len() != arity
+            || step.operands.len() != arity
             || step
                 .operands
                 .iter()
@@ -289,11 +301,7 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
         {
             return None;
         }
-        kernels.push(Kernel::Binary(elementwise::binary_kernel(
-            op,
-            ty(inst.operands[0])?,
-            ty(inst.operands[1])?,
-        )?));
+        kernels.push(Kernel::Map(kernel?));
         tys.push(ty(step.inst)?);
     }
     let (reads, folded, second) = folds(comp, g)?;
@@ -303,9 +311,13 @@ pub fn compile(comp: &Computation, g: &Group) -> Option<Compiled> {
         *produced.get_mut(o)? = true;
     }
     for (s, k) in kernels.iter_mut().enumerate() {
+        // A fold gives its kernel more operands than the binary op it replaces (`folds`); a
+        // member the folds left alone keeps its own (a select's three among them).
+        let rewritten = reads[s].len() != g.steps.get(s)?.operands.len();
         *k = match reads[s].len() {
             _ if folded[s] => Kernel::Folded,
             _ if produced[s] => Kernel::Produced,
+            _ if !rewritten => continue,
             3 => Kernel::ShiftOr(tys[s]),
             4 => Kernel::Round(tys[s]),
             n if n > 4 && n.is_multiple_of(2) && second[s].is_some() => {
@@ -534,15 +546,14 @@ unsafe fn slot_as<'a, V>(
 /// # Safety
 /// As `slot_as`.
 unsafe fn call<V: NativeType>(
-    k: &Kernel2<V>,
+    k: &ElementKernel<V>,
     slot: *mut MaybeUninit<Line>,
     bytes: usize,
     len: usize,
-    a: DataView<'_>,
-    b: DataView<'_>,
+    ops: &[DataView<'_>],
 ) -> bool {
     // SAFETY: the caller's promise, passed on.
-    unsafe { slot_as(slot, bytes, len) }.is_some_and(|dst| k(dst, a, b))
+    unsafe { slot_as(slot, bytes, len) }.is_some_and(|dst| k(dst, ops))
 }
 
 /// Elements `start..start + len` of every member, chunk by chunk; writes the outputs' elements
@@ -741,22 +752,22 @@ fn run_chunk(
         // input's that no member from this one on reads).
         let ok = unsafe {
             match (kernel, ops) {
-                (Kernel::Binary(k), &[a, b]) => match k {
-                    Typed::Pred(k) => call(k, dst, bytes, len, a, b),
-                    Typed::S8(k) => call(k, dst, bytes, len, a, b),
-                    Typed::S16(k) => call(k, dst, bytes, len, a, b),
-                    Typed::S32(k) => call(k, dst, bytes, len, a, b),
-                    Typed::S64(k) => call(k, dst, bytes, len, a, b),
-                    Typed::U8(k) => call(k, dst, bytes, len, a, b),
-                    Typed::U16(k) => call(k, dst, bytes, len, a, b),
-                    Typed::U32(k) => call(k, dst, bytes, len, a, b),
-                    Typed::U64(k) => call(k, dst, bytes, len, a, b),
-                    Typed::F16(k) => call(k, dst, bytes, len, a, b),
-                    Typed::BF16(k) => call(k, dst, bytes, len, a, b),
-                    Typed::F32(k) => call(k, dst, bytes, len, a, b),
-                    Typed::F64(k) => call(k, dst, bytes, len, a, b),
-                    Typed::C64(k) => call(k, dst, bytes, len, a, b),
-                    Typed::C128(k) => call(k, dst, bytes, len, a, b),
+                (Kernel::Map(k), ops) => match k {
+                    Typed::Pred(k) => call(k, dst, bytes, len, ops),
+                    Typed::S8(k) => call(k, dst, bytes, len, ops),
+                    Typed::S16(k) => call(k, dst, bytes, len, ops),
+                    Typed::S32(k) => call(k, dst, bytes, len, ops),
+                    Typed::S64(k) => call(k, dst, bytes, len, ops),
+                    Typed::U8(k) => call(k, dst, bytes, len, ops),
+                    Typed::U16(k) => call(k, dst, bytes, len, ops),
+                    Typed::U32(k) => call(k, dst, bytes, len, ops),
+                    Typed::U64(k) => call(k, dst, bytes, len, ops),
+                    Typed::F16(k) => call(k, dst, bytes, len, ops),
+                    Typed::BF16(k) => call(k, dst, bytes, len, ops),
+                    Typed::F32(k) => call(k, dst, bytes, len, ops),
+                    Typed::F64(k) => call(k, dst, bytes, len, ops),
+                    Typed::C64(k) => call(k, dst, bytes, len, ops),
+                    Typed::C128(k) => call(k, dst, bytes, len, ops),
                 },
                 (Kernel::ShiftOr(ElementType::U32), &[x, a, b]) => {
                     slot_as::<u32>(dst, bytes, len).is_some_and(|d| rounds::shift_or(d, x, a, b))

@@ -77,6 +77,7 @@ fn same_for(m: &Module, args: Vec<Literal>) -> Literal {
     on
 }
 
+mod kernels;
 mod mapped;
 mod rounds;
 
@@ -450,15 +451,20 @@ fn splat_operands_on_either_side_and_on_both_give_the_op_by_op_results() {
 #[test]
 fn a_dying_input_lends_its_buffer_to_an_output_after_its_tile_is_read() {
     let n = MIN_ELEMENTS + 7;
-    // Binary ops only (run chunk by chunk), then with a unary member (run tile by tile).
+    // Ops with chunk kernels (run chunk by chunk), then with a `convert` member, which has
+    // none (run tile by tile).
     for chunked in [true, false] {
         let (tail, members, sign) = if chunked {
-            ("  m = s32[{n}] multiply(a, r)", vec!["a", "m"], 1)
-        } else {
             (
                 "  m0 = s32[{n}] multiply(a, r)\n  m = s32[{n}] negate(m0)",
                 vec!["a", "m0", "m"],
                 -1,
+            )
+        } else {
+            (
+                "  m0 = s32[{n}] multiply(a, r)\n  m = s32[{n}] convert(m0)",
+                vec!["a", "m0", "m"],
+                1,
             )
         };
         let body = format!(

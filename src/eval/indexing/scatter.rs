@@ -5,7 +5,7 @@ use super::{
     to_usize,
 };
 use crate::error::{Error, Result};
-use crate::eval::elementwise::{Kernel2, Kernels, Typed};
+use crate::eval::elementwise::{Kernel, Kernels, Typed};
 use crate::hlo::ast::{CompId, Instruction};
 use crate::hlo::attrs::ScatterAttrs;
 use crate::hlo::opcode::{BinaryOp, MovementOp, Op};
@@ -431,7 +431,7 @@ impl<'a> Piece<'a> {
 
 /// Updates computed run by run by the producer's element kernel.
 struct Mapped<'a, T> {
-    kernel: Kernel2<T>,
+    kernel: Kernel<T>,
     args: [Piece<'a>; 2],
 }
 
@@ -440,7 +440,7 @@ impl<T: Copy + Send + Sync> Updates<T> for Mapped<'_, T> {
     fn run<'b>(&'b self, u0: usize, len: usize, buf: &'b mut [MaybeUninit<T>]) -> Option<&'b [T]> {
         let dst = buf.get_mut(..len)?;
         let (a, b) = (self.args[0].at(u0, len)?, self.args[1].at(u0, len)?);
-        if !(self.kernel)(dst, a, b) {
+        if !(self.kernel)(dst, &[a, b]) {
             return None;
         }
         // SAFETY: a kernel that accepts its operands writes every element of `dst`
