@@ -2,15 +2,16 @@
 //! selects and clamps), run chunk by chunk through kept kernels.
 //!
 //! Why: a threefry round is a chain of cheap integer ops (add, xor, two shifts, or) on arrays of
-//! millions of elements. Tile by tile (`run_tile`), each member reads and writes 8192-element
-//! tiles that live in the L2 cache, and each call returns a freshly allocated tile; the loops
-//! then wait on L2 more than they compute (their profile: loads and stores), and smaller tiles
-//! only trade that for allocation and dispatch per call. Here each member's element function is
-//! taken once per evaluation as a kernel (`elementwise::unary_kernel`, `binary_kernel`,
-//! `compare_kernel`, `select_kernel`, `clamp_kernel`: the very function the op-by-op path maps), and a chunk of `CHUNK` elements runs through every member into slots that
-//! are reused once their values are dead: the live slots stay in the L1 cache, nothing is
-//! allocated per chunk, and each member finds its operands by place in a table made once per
-//! chunk (branching on where each operand came from mispredicted too often at small chunks).
+//! millions of elements. Tile by tile (`run_tile`), each member reads and writes 8192-element tiles
+//! that live in the L2 cache, and each call returns a freshly allocated tile; the loops then wait
+//! on L2 more than they compute (their profile: loads and stores), and smaller tiles only trade
+//! that for allocation and dispatch per call. Here each member's element function is taken once per
+//! evaluation as a kernel (`elementwise::unary_kernel`, `binary_kernel`, `compare_kernel`,
+//! `select_kernel`, `clamp_kernel`: the very function the op-by-op path maps), and a chunk of
+//! `CHUNK` elements runs through every member into slots that are reused once their values are
+//! dead: the live slots stay in the L1 cache, nothing is allocated per chunk, and each member finds
+//! its operands by place in a table made once per chunk (branching on where each operand came from
+//! mispredicted too often at small chunks).
 //!
 //! One pattern is folded: `or(shift-left(x, a), shift-right-logical(x, b))` on u32 or u64, where
 //! both shifts are read by the `or` alone, is the rotation every threefry round makes (`a` and
